@@ -1,0 +1,18 @@
+// Raw imports from the host (host/imports.ts). Only numbers cross: codes,
+// descriptor slots, addresses and counts. The host turns them into typed errors.
+
+/** Reports a violation; the host throws, so this never returns. */
+@external("gpsimd", "fail")
+export declare function host_fail(code: i32, slot: i32, a: f64, b: f64, c: f64): void;
+
+/** Reports a warning (incoherent use under INCOHERENT_VERBOSE, TCM leak when not an error). */
+@external("gpsimd", "warn")
+export declare function host_warn(code: i32, slot: i32, a: f64, b: f64, c: f64): void;
+
+/** Formats a printf call: format string, argument records, count. Appends to the core's ring. */
+@external("gpsimd", "printf")
+export declare function host_printf(fmt: usize, args: usize, nargs: i32): void;
+
+/** The output write log is full: the host takes its entries and empties it. */
+@external("gpsimd", "drain_write_log")
+export declare function host_drain_write_log(): void;

@@ -1,0 +1,33 @@
+// Violation codes reported to the host. host/error-codes.ts holds the same
+// numbers, names and meanings; a test checks that the two lists agree.
+// The a, b, c arguments of each report are listed beside its code.
+
+export const E_ACCESSOR_INDEX: i32 = 1;        // index, bound, dimension (-1 = flat)
+export const E_ACCESSOR_RANK: i32 = 2;         // indices given, tensor rank
+export const E_READ_ONLY: i32 = 3;             // kind (0 element-wise, 1 stream, 2 TCM)
+export const E_TENSOR_RANGE: i32 = 4;          // offset, count, numel
+export const E_TCM_RANGE: i32 = 5;             // address, bytes, 0
+export const E_TCM_FREE_FOREIGN: i32 = 6;      // address
+export const E_TCM_DOUBLE_FREE: i32 = 7;       // address
+export const E_TCM_LEAK: i32 = 8;              // blocks, bytes, first address
+export const E_TCM_GUARD: i32 = 9;             // block address, block bytes, first bad offset past the end
+export const E_STREAM_END: i32 = 10;           // position, numel, 1 if write
+export const E_STREAM_CLOSED: i32 = 11;        // 1 if write
+export const E_INCOHERENT: i32 = 12;           // requested kind, conflicting kind, policy
+export const E_UNINITIALIZED_TCM: i32 = 13;    // tensor offset of the first bad element, TCM address, count
+export const E_MULTICORE_ACCESSOR: i32 = 14;   // kind (0 element-wise, 1 read stream, 2 write stream)
+export const E_HEAP_EXHAUSTED: i32 = 15;       // bytes asked, bytes free, heap size
+export const E_STREAM_NOT_CLOSED: i32 = 16;    // elements never flushed
+export const E_DTYPE_MISMATCH: i32 = 17;       // element bytes of T, 1 if T is float, 0
+export const E_TOO_MANY: i32 = 18;             // what (0 streams, 1 TCM blocks, 2 tensors), limit
+export const E_WRITE_NOT_OUTPUT: i32 = 19;     // 0
+export const E_TCM_SIZE: i32 = 20;             // bytes asked
+export const E_NO_OUTPUT: i32 = 21;            // 0
+export const E_SHAPE: i32 = 22;                // what (0 shapes differ, 1 dtypes differ, 2 bad size), a, b
+export const E_STALE_ACCESSOR: i32 = 23;      // handle serial, latest serial, ring size
+
+// Kinds named in E_INCOHERENT / E_MULTICORE_ACCESSOR / E_READ_ONLY reports.
+export const KIND_ELEMENTWISE: i32 = 0;
+export const KIND_READ_STREAM: i32 = 1;
+export const KIND_WRITE_STREAM: i32 = 2;
+export const KIND_TCM: i32 = 3;

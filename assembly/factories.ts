@@ -1,0 +1,91 @@
+// Tensors made inside a kernel (torch::empty/zeros/ones/full/eye): the data
+// lives on the core's kernel heap and disappears when the launch ends.
+import { CTX_NUM_TENSORS, CTX_DESC, MAX_TENSORS, DESC_BYTES, TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_SLOT, TD_SIZES, TD_STRIDES, TDF_KERNEL_OWNED } from "./layout";
+import { E_SHAPE, E_TOO_MANY } from "./errors";
+import { CTX, fail } from "./core";
+import { element_size, is_floating, kFloat, kBFloat16, kHalf, kInt, kChar, kLong, kShort, kByte, f32_to_bf16, f32_to_f16 } from "./dtype";
+import { Tensor, data_of } from "./tensor";
+
+/** Slot of kernel-made tensors in reports. */
+export const KERNEL_TENSOR_SLOT: i32 = -2;
+const MAX_DIMS: i32 = 8;
+const MAX_DIM_SIZE: i64 = 65535;
+
+/** A new tensor of the given sizes and dtype; its contents are undefined. */
+export function empty(sizes: StaticArray<i64>, dtype: i32): Tensor {
+  const ndim = sizes.length;
+  const esize = element_size(dtype);
+  if (esize == 0) fail(E_SHAPE, KERNEL_TENSOR_SLOT, 3, dtype, 0);
+  if (ndim > MAX_DIMS) fail(E_SHAPE, KERNEL_TENSOR_SLOT, 2, ndim, MAX_DIMS);
+  let numel: i64 = 1;
+  for (let i = 0; i < ndim; i++) {
+    const s = unchecked(sizes[i]);
+    if (s < 0 || s > MAX_DIM_SIZE) fail(E_SHAPE, KERNEL_TENSOR_SLOT, 4, i, <f64>s);
+    numel *= s;
+  }
+  const n = load<i32>(CTX, CTX_NUM_TENSORS);
+  if (n >= MAX_TENSORS) fail(E_TOO_MANY, KERNEL_TENSOR_SLOT, 2, MAX_TENSORS, 0);
+  store<i32>(CTX, n + 1, CTX_NUM_TENSORS);
+  const desc = CTX + CTX_DESC + <usize>(n * DESC_BYTES);
+  memory.fill(desc, 0, DESC_BYTES);
+  store<u32>(desc, <u32>heap.alloc(<usize>(numel * esize)), TD_DATA);
+  store<i32>(desc, dtype, TD_DTYPE);
+  store<i32>(desc, ndim, TD_NDIM);
+  store<i32>(desc, TDF_KERNEL_OWNED, TD_FLAGS);
+  store<i64>(desc, numel, TD_NUMEL);
+  store<i32>(desc, KERNEL_TENSOR_SLOT, TD_SLOT);
+  let stride: u32 = 1;
+  for (let i = ndim - 1; i >= 0; i--) {
+    store<i32>(desc + (<usize>i << 2), <i32>unchecked(sizes[i]), TD_SIZES);
+    store<u32>(desc + (<usize>i << 2), stride, TD_STRIDES);
+    stride *= <u32>unchecked(sizes[i]);
+  }
+  return changetype<Tensor>(desc);
+}
+
+/** Stores value, converted to t's dtype, into every element of t; returns t. */
+export function fill_(t: Tensor, value: f64): Tensor {
+  const p = data_of(t);
+  const n = <usize>t.numel();
+  switch (t.scalar_type()) {
+    case kFloat: { const v = <f32>value; for (let i: usize = 0; i < n; i++) store<f32>(p + (i << 2), v); break; }
+    case kBFloat16: { const v = f32_to_bf16(<f32>value); for (let i: usize = 0; i < n; i++) store<u16>(p + (i << 1), v); break; }
+    case kHalf: { const v = f32_to_f16(<f32>value); for (let i: usize = 0; i < n; i++) store<u16>(p + (i << 1), v); break; }
+    case kInt: { const v = <i32><i64>value; for (let i: usize = 0; i < n; i++) store<i32>(p + (i << 2), v); break; }
+    case kShort: { const v = <i16><i64>value; for (let i: usize = 0; i < n; i++) store<i16>(p + (i << 1), v); break; }
+    case kLong: { const v = <i64>value; for (let i: usize = 0; i < n; i++) store<i64>(p + (i << 3), v); break; }
+    case kChar: case kByte: memory.fill(p, <u8><i64>value, n); break;
+  }
+  return t;
+}
+
+/** A new tensor filled with zeros. */
+export function zeros(sizes: StaticArray<i64>, dtype: i32): Tensor {
+  const t = empty(sizes, dtype);
+  memory.fill(data_of(t), 0, <usize>(t.numel() * element_size(dtype)));
+  return t;
+}
+
+/** A new tensor filled with ones. */
+export function ones(sizes: StaticArray<i64>, dtype: i32): Tensor { return fill_(empty(sizes, dtype), 1); }
+
+/** A new tensor filled with value. */
+export function full(sizes: StaticArray<i64>, value: f64, dtype: i32): Tensor { return fill_(empty(sizes, dtype), value); }
+
+/** An n x m matrix with ones on the diagonal. */
+export function eye(n: i64, m: i64, dtype: i32): Tensor {
+  const t = zeros([n, m], dtype);
+  const k = min(n, m);
+  const p = data_of(t);
+  const esize = element_size(dtype);
+  for (let i: i64 = 0; i < k; i++) {
+    const at = p + <usize>((i * m + i) * esize);
+    if (dtype == kFloat) store<f32>(at, 1);
+    else if (is_floating(dtype)) store<u16>(at, dtype == kBFloat16 ? f32_to_bf16(1) : f32_to_f16(1));
+    else if (dtype == kLong) store<i64>(at, 1);
+    else if (dtype == kInt) store<i32>(at, 1);
+    else if (dtype == kShort) store<i16>(at, 1);
+    else store<u8>(at, 1);
+  }
+  return t;
+}

@@ -1,0 +1,143 @@
+// One run of the AssemblyScript compiler over a kernel library's sources,
+// entirely in memory: `import ... from "gpsimd"` resolves to this package's
+// assembly/ folder wherever the sources are, and the stub runtime is
+// replaced by gpsimd's per-core kernel heap (assembly/rt/stub.ts).
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import asc from "assemblyscript/asc";
+import { INITIAL_PAGES } from "../host/build-constants.js";
+
+/** The kernel library's folder (assembly/) of this package: found upwards from this file, which runs from build/ or dist/build/. */
+export const ASSEMBLY_DIR = findAssemblyDir(path.dirname(fileURLToPath(import.meta.url)));
+
+function findAssemblyDir(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "assembly", "index.ts"))) return path.join(dir, "assembly");
+    if (path.dirname(dir) === dir) throw new Error(`gpsimd: cannot find the kernel library (assembly/index.ts) above ${from}`);
+  }
+}
+
+// Virtual folder asc searches for packages (--path): gpsimd/<file>.ts inside it maps to ASSEMBLY_DIR.
+const VIRTUAL_ROOT = "/__gpsimd__";
+const VIRTUAL_ENTRY = `${VIRTUAL_ROOT}/entry.ts`;
+const ENTRY_SOURCE = `export { __gpsimd_enter, __gpsimd_enter_from, __gpsimd_exit, __gpsimd_layout } from "gpsimd/entry";\n`;
+
+/** What one compile needs. */
+export interface AscInput {
+  /** Absolute paths of the kernel sources. */
+  sources: string[];
+  /** Where static data starts. */
+  memoryBase: number;
+  /** -O level (3 for speed). */
+  optimizeLevel: number;
+  /** Integer constants from -DNAME=VALUE flags. */
+  constants: Record<string, string>;
+  /** Extra Binaryen passes (the sanitizer's instrumentation). */
+  passes: string[];
+}
+
+/** A diagnostic from the compiler, with its place in the sources. */
+export interface AscDiagnostic {
+  message: string;
+  category: "error" | "warning" | "info";
+  file: string | null;
+  line: number;
+  column: number;
+}
+
+/** What one compile produced. */
+export interface AscOutput {
+  binary: Uint8Array | null;
+  sourceMap: string | null;
+  diagnostics: AscDiagnostic[];
+  text: string;
+}
+
+let runtimeSource: string | null = null;
+
+/** Compiles the sources once. Never throws for errors in the sources: they come back as diagnostics. */
+export async function compileOnce(input: AscInput): Promise<AscOutput> {
+  runtimeSource ??= await readFile(path.join(ASSEMBLY_DIR, "rt", "stub.ts"), "utf8");
+  const outputs = new Map<string, Uint8Array | string>();
+  const diagnostics: AscDiagnostic[] = [];
+  const sourceTexts = new Map<string, string>();
+  const args = [
+    ...input.sources.map(toRelative), toRelative(VIRTUAL_ENTRY),
+    "--outFile", "out.wasm", "--sourceMap",
+    "--optimizeLevel", String(input.optimizeLevel), "--shrinkLevel", "0",
+    "--runtime", "stub", "--debug",
+    "--importMemory", "--sharedMemory", "--noExportMemory", "--initialMemory", String(INITIAL_PAGES), "--maximumMemory", "65536",
+    "--enable", "simd,threads", "--memoryBase", String(input.memoryBase),
+    "--path", VIRTUAL_ROOT, "--baseDir", "/", "--noColors",
+    ...Object.entries(input.constants).flatMap(([name, value]) => ["--use", `${name}=${value}`]),
+    ...(input.passes.length ? ["--runPasses", input.passes.join(",")] : []),
+  ];
+  const saved = asc.libraryFiles["rt/stub"];
+  asc.libraryFiles["rt/stub"] = runtimeSource;
+  let text = "";
+  try {
+    const result = await asc.main(args, {
+      readFile: async (file: string, baseDir: string) => {
+        const resolved = resolveVirtual(path.resolve(baseDir, file));
+        if (resolved === VIRTUAL_ENTRY) return ENTRY_SOURCE;
+        try {
+          const source = await readFile(resolved, "utf8");
+          sourceTexts.set(resolved, source);
+          return source;
+        } catch {
+          return null;
+        }
+      },
+      writeFile: (file: string, contents: Uint8Array | string) => { outputs.set(path.basename(file), contents); },
+      listFiles: () => [],
+      stdout: sink(), stderr: sink((s) => { text += s; }),
+      reportDiagnostic: (d) => {
+        const category = d.category === 3 ? "error" : d.category === 2 ? "warning" : "info"; // asc: 0 pedantic, 1 info, 2 warning, 3 error
+        const where = d.range?.source ? locate(d.range.source.normalizedPath, d.range.start, sourceTexts) : null;
+        diagnostics.push({ message: d.message, category, file: where?.file ?? null, line: where?.line ?? 0, column: where?.column ?? 0 });
+      },
+    });
+    if (result.error && !diagnostics.some((d) => d.category === "error")) {
+      diagnostics.push({ message: result.error.message, category: "error", file: null, line: 0, column: 0 });
+    }
+  } finally {
+    asc.libraryFiles["rt/stub"] = saved;
+  }
+  const binary = outputs.get("out.wasm");
+  const map = outputs.get("out.wasm.map");
+  return {
+    binary: binary instanceof Uint8Array ? binary : null,
+    sourceMap: typeof map === "string" ? map : map ? Buffer.from(map).toString("utf8") : null,
+    diagnostics,
+    text,
+  };
+}
+
+function toRelative(file: string): string {
+  return path.relative("/", file);
+}
+
+/** Maps a file under the virtual package folder to the real assembly/ folder. */
+function resolveVirtual(file: string): string {
+  const prefix = `${VIRTUAL_ROOT}/gpsimd/`;
+  return file.startsWith(prefix) ? path.join(ASSEMBLY_DIR, file.slice(prefix.length)) : file;
+}
+
+/** Line and column (1-based) of a character position in a source asc read. */
+function locate(normalizedPath: string, pos: number, texts: Map<string, string>): { file: string; line: number; column: number } {
+  const file = normalizedPath.startsWith("~lib/") ? normalizedPath : resolveVirtual(path.resolve("/", normalizedPath));
+  const text = texts.get(file) ?? "";
+  let line = 1, lineStart = 0;
+  for (let i = 0; i < pos && i < text.length; i++) if (text.charCodeAt(i) === 10) { line++; lineStart = i + 1; }
+  return { file, line, column: pos - lineStart + 1 };
+}
+
+interface Sink { write(chunk: string | Uint8Array): void; }
+function sink(onText?: (s: string) => void): Sink & { toString(): string } {
+  return {
+    write(chunk: string | Uint8Array) { onText?.(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")); },
+    toString() { return ""; },
+  };
+}

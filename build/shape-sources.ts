@@ -1,0 +1,27 @@
+// Shape functions are TypeScript that runs on the host. The build transpiles
+// them to CommonJS and stores the code inside the library file, so a library
+// loads in any process without the sources or a TypeScript toolchain.
+import ts from "typescript";
+import path from "node:path";
+
+/** One transpiled shape source, named by its path relative to the first shape source's folder. */
+export interface ShapeModule { path: string; code: string; }
+
+/** Transpiles shape sources (absolute paths and their text); reports syntax errors with file and line. */
+export function transpileShapeSources(files: { file: string; text: string }[]): { modules: ShapeModule[]; errors: string[] } {
+  const root = path.dirname(files[0]?.file ?? ".");
+  const errors: string[] = [];
+  const modules = files.map(({ file, text }) => {
+    const out = ts.transpileModule(text, {
+      fileName: file,
+      reportDiagnostics: true,
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, sourceMap: false, inlineSourceMap: true, inlineSources: true },
+    });
+    for (const d of out.diagnostics ?? []) {
+      const pos = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : null;
+      errors.push(`${file}${pos ? `:${pos.line + 1}:${pos.character + 1}` : ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+    }
+    return { path: path.relative(root, file).split(path.sep).join("/"), code: out.outputText };
+  });
+  return { modules, errors };
+}

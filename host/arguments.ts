@@ -1,0 +1,60 @@
+// Checks an operator call against its kernel's signature before anything
+// runs: how many arguments, of which kind (tensor, double, int64_t), and that
+// tensors are alive. Converts scalars to what the WebAssembly export takes.
+import { ArgumentError } from "./errors.js";
+import { Tensor } from "./tensor.js";
+import type { KernelSignature, KernelParam } from "../build/signatures.js";
+
+/** The checked arguments: tensors in their slots (null for scalars), and raw scalars (null for tensors). */
+export interface CheckedArguments { tensors: (Tensor | null)[]; scalars: (number | bigint | null)[]; }
+
+const KIND_NAMES: Record<KernelParam["kind"], string> = { tensor: "Tensor", f64: "f64 (double)", f32: "f32", i64: "i64 (int64_t)", i32: "i32", bool: "bool" };
+
+/** "relu_forward(t_in: Tensor)" */
+export function signatureText(k: KernelSignature): string {
+  return `${k.name}(${k.params.map((p) => `${p.name}: ${KIND_NAMES[p.kind].split(" ")[0]}`).join(", ")})`;
+}
+
+function describeValue(v: unknown): string {
+  if (v instanceof Tensor) return `a tensor ${v.describe()}`;
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `${typeof v} ${String(v)}`;
+}
+
+/** Checks args against the kernel's parameters; throws ArgumentError naming the operator, the argument and what was expected. */
+export function checkArguments(op: string, kernel: KernelSignature, args: unknown[]): CheckedArguments {
+  const params = kernel.params;
+  if (args.length !== params.length) {
+    throw new ArgumentError("E_ARG_COUNT", `${op} expects ${params.length} argument${params.length === 1 ? "" : "s"}, ${signatureText(kernel)}, but got ${args.length}`, { op, details: { expected: params.length, got: args.length } });
+  }
+  const tensors: (Tensor | null)[] = [];
+  const scalars: (number | bigint | null)[] = [];
+  params.forEach((p, i) => {
+    const v = args[i];
+    const bad = (expected: string) => new ArgumentError("E_ARG_KIND", `${op}: argument ${i} '${p.name}' must be ${expected}, got ${describeValue(v)} (kernel ${signatureText(kernel)})`, { op, details: { index: i, name: p.name, expected: p.kind } });
+    if (p.kind === "tensor") {
+      if (!(v instanceof Tensor)) throw bad("a Tensor");
+      if (v.is_meta) throw new ArgumentError("E_ARG_META", `${op}: argument ${i} '${p.name}' is a shape-function (meta) tensor without data`, { op, details: { index: i } });
+      if (v.disposed) throw new ArgumentError("E_ARG_DISPOSED", `${op}: argument ${i} '${p.name}' (${v.describe()}) was disposed`, { op, details: { index: i } });
+      tensors.push(v); scalars.push(null);
+      return;
+    }
+    tensors.push(null);
+    if (p.kind === "bool") {
+      if (typeof v !== "boolean") throw bad("a boolean");
+      scalars.push(v ? 1 : 0);
+    } else if (p.kind === "i64") {
+      if (typeof v === "bigint") { scalars.push(BigInt.asIntN(64, v)); return; }
+      if (typeof v !== "number" || !Number.isSafeInteger(v)) throw bad("an integer (number or bigint) for int64_t");
+      scalars.push(BigInt(v));
+    } else if (p.kind === "i32") {
+      if (typeof v !== "number" || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 32) throw bad("a 32-bit integer");
+      scalars.push(v | 0);
+    } else {
+      if (typeof v !== "number") throw bad("a number");
+      scalars.push(v);
+    }
+  });
+  return { tensors, scalars };
+}

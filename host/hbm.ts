@@ -1,0 +1,119 @@
+// Device memory ("HBM"): one shared WebAssembly.Memory that holds every
+// tensor, every library's static data and every core's private region.
+// Kernels on any thread reach it without copies; only the main thread
+// allocates. Freed blocks are reused (best fit) and coalesced.
+import { DeviceMemoryError } from "./errors.js";
+import { INITIAL_PAGES } from "./build-constants.js";
+
+const PAGE = 65536;
+const MAX_PAGES = 65536; // 4 GiB, the wasm32 limit
+/** The first page is never handed out, so a null pointer never aliases data. */
+const NULL_PAGE = PAGE;
+/** Alignment of every block: a cache line, and enough for v128. */
+export const HBM_ALIGN = 64;
+
+interface FreeBlock { addr: number; size: number; }
+
+/** The device memory and its allocator. */
+export class DeviceMemory {
+  /** The shared memory every kernel instance imports as env.memory. */
+  readonly memory: WebAssembly.Memory;
+  private top = NULL_PAGE;
+  private readonly free: FreeBlock[] = []; // sorted by address, never adjacent
+  private readonly live = new Map<number, number>(); // address -> size
+  private used = 0;
+
+  constructor() {
+    this.memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: MAX_PAGES, shared: true });
+  }
+
+  /** Allocates size bytes (rounded up to 64) and returns the address. */
+  alloc(size: number, what = "tensor"): number {
+    if (!Number.isInteger(size) || size < 0) throw new DeviceMemoryError("E_HBM_SIZE", `cannot allocate ${size} bytes for a ${what}`);
+    const bytes = Math.max(HBM_ALIGN, Math.ceil(size / HBM_ALIGN) * HBM_ALIGN);
+    let addr = this.takeFree(bytes);
+    if (addr < 0) addr = this.bump(bytes, what);
+    this.live.set(addr, bytes);
+    this.used += bytes;
+    return addr;
+  }
+
+  /** Returns a block to the allocator. */
+  release(addr: number): void {
+    const size = this.live.get(addr);
+    if (size === undefined) throw new DeviceMemoryError("E_HBM_FREE", `device memory at 0x${addr.toString(16)} is not an allocated block`);
+    this.live.delete(addr);
+    this.used -= size;
+    this.insertFree(addr, size);
+  }
+
+  /** Bytes in allocated blocks. */
+  get bytesInUse(): number { return this.used; }
+  /** Number of allocated blocks. */
+  get blocksInUse(): number { return this.live.size; }
+  /** Size of the memory in bytes. */
+  get byteLength(): number { return this.memory.buffer.byteLength; }
+
+  /** A byte view of the whole memory as it is now (re-derive after any allocation). */
+  bytes(): Uint8Array { return new Uint8Array(this.memory.buffer); }
+
+  private takeFree(bytes: number): number {
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++) {
+      const b = this.free[i];
+      if (b.size >= bytes && (best < 0 || b.size < this.free[best].size)) {
+        best = i;
+        if (b.size === bytes) break;
+      }
+    }
+    if (best < 0) return -1;
+    const block = this.free[best];
+    const addr = block.addr;
+    if (block.size === bytes) this.free.splice(best, 1);
+    else { block.addr += bytes; block.size -= bytes; }
+    return addr;
+  }
+
+  private bump(bytes: number, what: string): number {
+    const addr = this.top;
+    const end = addr + bytes;
+    if (end > MAX_PAGES * PAGE) {
+      throw new DeviceMemoryError("E_HBM_FULL", `device memory is full: a ${what} of ${bytes} bytes does not fit (${this.used} bytes in ${this.live.size} blocks in use, 4 GiB at most); dispose() tensors you no longer need`);
+    }
+    const have = this.memory.buffer.byteLength;
+    if (end > have) {
+      // Grow by at least a quarter of the current size so growth stays rare.
+      const need = Math.ceil((end - have) / PAGE);
+      const pages = Math.min(MAX_PAGES - have / PAGE, Math.max(need, Math.ceil(have / PAGE / 4)));
+      this.memory.grow(pages);
+    }
+    this.top = end;
+    return addr;
+  }
+
+  private insertFree(addr: number, size: number): void {
+    let i = 0;
+    while (i < this.free.length && this.free[i].addr < addr) i++;
+    const prev = this.free[i - 1];
+    const next = this.free[i];
+    if (prev && prev.addr + prev.size === addr) {
+      prev.size += size;
+      if (next && prev.addr + prev.size === next.addr) { prev.size += next.size; this.free.splice(i, 1); }
+    } else if (next && addr + size === next.addr) {
+      next.addr = addr; next.size += size;
+    } else {
+      this.free.splice(i, 0, { addr, size });
+    }
+    // A free block that reaches the top gives its space back to the bump region.
+    const last = this.free[this.free.length - 1];
+    if (last && last.addr + last.size === this.top) { this.top = last.addr; this.free.pop(); }
+  }
+}
+
+let device: DeviceMemory | null = null;
+
+/** The process's device memory, created on first use. */
+export function hbm(): DeviceMemory {
+  device ??= new DeviceMemory();
+  return device;
+}

@@ -1,0 +1,217 @@
+// One instance of a library's kernel module on one thread, and what it needs
+// from the host: violation reports, warnings, printf, the abort handler. It
+// runs a kernel on one emulated core at a time; after any error it is thrown
+// away and rebuilt, so a possibly corrupted instance is never reused.
+import { violationError, type ViolationSite } from "./violations.js";
+import { GpsimdError, KernelAbortError, KernelTrapError } from "./errors.js";
+import { formatPrintf, type PrintfArg } from "./printf-format.js";
+import {
+  CTX_WLOG, CTX_WLOG_COUNT, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_PRINTF_HEAD, PF_MAX_ARGS,
+  PF_TAG_INT, PF_TAG_UINT, PF_TAG_FLOAT, PF_TAG_STRING, PF_TAG_BOOL, ABI_VERSION, CTX_HEADER_BYTES, CTX_DESC, DESC_BYTES,
+  TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS,
+} from "./layout.js";
+import { LibraryFormatError } from "./errors.js";
+import type { SourceLocator } from "./source-locator.js";
+
+/** Where a kernel runs and how to name what it touches. */
+export interface CoreSite extends ViolationSite {
+  /** Address of the core's context block. */
+  ctx: number;
+  multicore: boolean;
+  /** Every core's printf is kept, tagged with its core id (otherwise only core 0's). */
+  printAllCores: boolean;
+}
+
+/** What one kernel run on one core left for the host. */
+export interface CoreOutcome {
+  /** The descriptor address the kernel returned (0 for none). */
+  returned: number;
+  /** Warnings, already worded. */
+  warnings: string[];
+  /** Output intervals drained from the write log during the run, as [start, end, start, end, ...]. */
+  writes: number[];
+  /** printf calls dropped because this core may not print. */
+  droppedPrintf: number;
+}
+
+const utf16 = new TextDecoder("utf-16le");
+const utf8 = new TextEncoder();
+
+/** Reads an AssemblyScript string (UTF-16, byte length stored just before it). */
+export function readString(memory: WebAssembly.Memory, ptr: number): string {
+  if (ptr === 0) return "(null)";
+  const view = new DataView(memory.buffer);
+  const bytes = view.getUint32(ptr - 4, true);
+  return utf16.decode(new Uint8Array(memory.buffer, ptr, bytes).slice());
+}
+
+/** Appends text to a core's printf ring (the oldest text is overwritten when full). */
+export function appendToRing(memory: WebAssembly.Memory, ctx: number, text: string): void {
+  const view = new DataView(memory.buffer);
+  const size = view.getUint32(ctx + CTX_PRINTF_SIZE, true);
+  if (size === 0) return;
+  const base = view.getUint32(ctx + CTX_PRINTF_BASE, true);
+  let head = view.getFloat64(ctx + CTX_PRINTF_HEAD, true);
+  const bytes = utf8.encode(text);
+  const ring = new Uint8Array(memory.buffer, base, size);
+  const skip = Math.max(0, bytes.length - size); // only the last `size` bytes can survive
+  for (let i = skip; i < bytes.length; i++) ring[(head + i) % size] = bytes[i];
+  head += bytes.length;
+  view.setFloat64(ctx + CTX_PRINTF_HEAD, head, true);
+}
+
+/** The text in a core's printf ring, and how many bytes were overwritten. */
+export function readRing(memory: WebAssembly.Memory, ctx: number): { text: string; lost: number } {
+  const view = new DataView(memory.buffer);
+  const size = view.getUint32(ctx + CTX_PRINTF_SIZE, true);
+  const head = view.getFloat64(ctx + CTX_PRINTF_HEAD, true);
+  if (size === 0 || head === 0) return { text: "", lost: 0 };
+  const base = view.getUint32(ctx + CTX_PRINTF_BASE, true);
+  const ring = new Uint8Array(memory.buffer, base, size);
+  const kept = Math.min(head, size);
+  const out = new Uint8Array(kept);
+  for (let i = 0; i < kept; i++) out[i] = ring[(head - kept + i) % size];
+  return { text: new TextDecoder().decode(out), lost: head - kept };
+}
+
+/** Layout numbers the kernel library was compiled with, checked against host/layout.ts. */
+const LAYOUT_CHECKS: [number, number, string][] = [
+  [0, ABI_VERSION, "ABI_VERSION"], [1, CTX_HEADER_BYTES, "CTX_HEADER_BYTES"], [2, CTX_DESC, "CTX_DESC"], [3, DESC_BYTES, "DESC_BYTES"],
+  [4, TD_SIZES, "TD_SIZES"], [5, TD_NUMEL, "TD_NUMEL"], [6, CTX_TCM_BASE, "CTX_TCM_BASE"], [7, CTX_STREAMS, "CTX_STREAMS"],
+];
+
+/** A kernel module instantiated against the device memory. */
+export class KernelInstance {
+  private instance: WebAssembly.Instance | null = null;
+  private site: CoreSite | null = null;
+  private warnings: string[] = [];
+  private writes: number[] = [];
+  private dropped = 0;
+  private enter!: (ctx: number) => void;
+  private enterFrom!: (ctx: number, template: number, core: number) => void;
+  private exit!: () => number;
+
+  constructor(
+    private readonly module: WebAssembly.Module,
+    private readonly memory: WebAssembly.Memory,
+    private readonly locator: SourceLocator | null,
+    private readonly extraImports: (instance: KernelInstance) => Record<string, Record<string, WebAssembly.ImportValue>> = () => ({}),
+  ) {}
+
+  /** The site of the run in progress (for imports that report). */
+  currentSite(): CoreSite {
+    if (!this.site) throw new Error("no kernel is running");
+    return this.site;
+  }
+
+  private imports(): WebAssembly.Imports {
+    const memory = this.memory;
+    return {
+      env: {
+        memory,
+        abort: (msg: number, file: number, line: number, column: number) => {
+          const site = this.currentSite();
+          const text = readString(memory, msg);
+          throw new KernelAbortError("E_ABORT", `${site.op} (core ${site.core}): abort: ${text}${file ? ` at ${readString(memory, file)}:${line}:${column}` : ""}`, { op: site.op, core: site.core, details: { message: text, file: file ? readString(memory, file) : null, line, column } });
+        },
+        seed: () => 0x5eed,
+        trace: (msg: number, n: number, ...values: number[]) => {
+          this.warnings.push(`trace: ${readString(memory, msg)}${n ? ` ${values.slice(0, n).join(", ")}` : ""}`);
+        },
+      },
+      gpsimd: {
+        fail: (code: number, slot: number, a: number, b: number, c: number) => { throw violationError(code, slot, a, b, c, this.currentSite()); },
+        warn: (code: number, slot: number, a: number, b: number, c: number) => { this.warnings.push(violationError(code, slot, a, b, c, this.currentSite()).message); },
+        printf: (fmt: number, args: number, nargs: number) => this.printf(fmt, args, nargs),
+        drain_write_log: () => this.drainWriteLog(),
+      },
+      ...this.extraImports(this),
+    };
+  }
+
+  private printf(fmt: number, args: number, nargs: number): void {
+    const site = this.currentSite();
+    if (site.multicore && site.core !== 0 && !site.printAllCores) { this.dropped++; return; }
+    const view = new DataView(this.memory.buffer);
+    const values: PrintfArg[] = [];
+    for (let i = 0; i < Math.min(nargs, PF_MAX_ARGS); i++) {
+      const rec = args + i * 16;
+      const tag = view.getInt32(rec, true);
+      if (tag === PF_TAG_INT) values.push({ kind: "int", value: view.getBigInt64(rec + 8, true) });
+      else if (tag === PF_TAG_UINT) values.push({ kind: "uint", value: view.getBigUint64(rec + 8, true) });
+      else if (tag === PF_TAG_FLOAT) values.push({ kind: "float", value: view.getFloat64(rec + 8, true) });
+      else if (tag === PF_TAG_STRING) values.push({ kind: "string", value: readString(this.memory, view.getUint32(rec + 8, true)) });
+      else if (tag === PF_TAG_BOOL) values.push({ kind: "bool", value: view.getBigInt64(rec + 8, true) !== 0n });
+    }
+    const text = formatPrintf(readString(this.memory, fmt), values);
+    appendToRing(this.memory, site.ctx, site.multicore && site.printAllCores ? tagLines(text, site.core) : text);
+  }
+
+  private drainWriteLog(): void {
+    const site = this.currentSite();
+    const view = new DataView(this.memory.buffer);
+    const n = view.getInt32(site.ctx + CTX_WLOG_COUNT, true);
+    for (let i = 0; i < n; i++) {
+      const e = site.ctx + CTX_WLOG + i * 8;
+      this.writes.push(view.getUint32(e, true), view.getUint32(e + 4, true));
+    }
+    view.setInt32(site.ctx + CTX_WLOG_COUNT, 0, true);
+  }
+
+  private instantiate(): WebAssembly.Instance {
+    const instance = new WebAssembly.Instance(this.module, this.imports());
+    const layout = instance.exports.__gpsimd_layout as (i: number) => number;
+    for (const [i, expected, name] of LAYOUT_CHECKS) {
+      const got = layout(i);
+      if (got !== expected) throw new LibraryFormatError("E_ABI", `this library was built with a different gpsimd kernel library (${name} is ${got}, expected ${expected}): rebuild it`);
+    }
+    this.enter = instance.exports.__gpsimd_enter as (ctx: number) => void;
+    this.enterFrom = instance.exports.__gpsimd_enter_from as (ctx: number, template: number, core: number) => void;
+    this.exit = instance.exports.__gpsimd_exit as () => number;
+    return instance;
+  }
+
+  /** Looks up an exported kernel function. */
+  kernel(name: string): Function | undefined {
+    this.instance ??= this.instantiate();
+    const f = this.instance.exports[name];
+    return typeof f === "function" ? f : undefined;
+  }
+
+  /** Runs kernel `name` with raw arguments on the core described by site; with a template, the core first copies the launch's tensors from it. Throws a typed error. */
+  run(site: CoreSite, name: string, args: (number | bigint)[], template = 0): CoreOutcome {
+    this.instance ??= this.instantiate();
+    const fn = this.instance.exports[name] as (...a: (number | bigint)[]) => number;
+    this.site = site;
+    this.warnings = [];
+    this.writes = [];
+    this.dropped = 0;
+    try {
+      if (template) this.enterFrom(site.ctx, template, site.core);
+      else this.enter(site.ctx);
+      const returned = fn(...args) ?? 0;
+      this.exit();
+      return { returned, warnings: this.warnings, writes: this.writes, droppedPrintf: this.dropped };
+    } catch (e) {
+      this.instance = null; // never reuse an instance that failed mid-kernel
+      throw this.asKernelError(e, site);
+    } finally {
+      this.site = null;
+    }
+  }
+
+  /** Turns a trap or a host error thrown through the kernel into a typed error that names the place. */
+  private asKernelError(e: unknown, site: CoreSite): GpsimdError {
+    if (e instanceof GpsimdError) return e;
+    const err = e instanceof Error ? e : new Error(String(e));
+    const where = this.locator?.locate(err.stack ?? "") ?? null;
+    const at = where ? ` at ${where.function}${where.file ? ` (${where.file}:${where.line}:${where.column})` : ""}` : "";
+    const what = err instanceof RangeError && /call stack/.test(err.message) ? "stack overflow (unbounded recursion?)" : err.message;
+    const kind = err instanceof WebAssembly.RuntimeError || err instanceof RangeError ? "trap" : "error";
+    return new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): ${kind}: ${what}${at}`, { op: site.op, core: site.core, details: { message: err.message, ...(where ?? {}) }, cause: err });
+  }
+}
+
+function tagLines(text: string, core: number): string {
+  return text.replace(/^(?=.)/gm, `[core ${core}] `);
+}

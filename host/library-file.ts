@@ -1,0 +1,132 @@
+// The lib<name>.wasm file: a WebAssembly module whose static-data addresses
+// are relative (see build/relocate.ts), followed by custom sections that
+// carry everything needed to load it in another process: the manifest
+// (kernels, shape-function code, options), the static data, and the
+// relocation tables.
+import { LibraryFormatError } from "./errors.js";
+import type { KernelSignature } from "../build/signatures.js";
+import type { ShapeModule } from "../build/shape-sources.js";
+
+export const LIBRARY_FORMAT = 1;
+
+/** What a library file says about itself. */
+export interface LibraryManifest {
+  format: number;
+  /** Build name: lib<name>.wasm. */
+  name: string;
+  abi: number;
+  multicore: boolean;
+  sanitize: boolean;
+  extraCflags: string[];
+  /** Bytes of private memory per core for the kernel heap. */
+  heapBytes: number;
+  kernels: KernelSignature[];
+  shapeModules: ShapeModule[];
+  /** Hash of everything the build read, to skip unchanged rebuilds. */
+  hash: string;
+  computeSrcs: string[];
+  shapeSrcs: string[];
+}
+
+/** The parts of a library file. */
+export interface LibraryParts {
+  manifest: LibraryManifest;
+  /** The module with relative addresses and no data segments. */
+  wasm: Uint8Array;
+  codeRelocs: Uint32Array;
+  data: Uint8Array;
+  dataRelocs: Uint32Array;
+  /** (relocated offset, build offset) anchors, to map trap offsets to the source map. */
+  offsetMap: Uint32Array;
+  /** The compiler's source map (of the first build), or "" when there is none. */
+  sourceMap: string;
+}
+
+const SECTIONS = ["gpsimd.manifest", "gpsimd.data", "gpsimd.code_relocs", "gpsimd.data_relocs", "gpsimd.offset_map", "gpsimd.source_map"] as const;
+
+function leb(n: number): number[] {
+  const out: number[] = [];
+  do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; out.push(b); } while (n);
+  return out;
+}
+
+function customSection(name: string, payload: Uint8Array): Uint8Array {
+  const nameBytes = new TextEncoder().encode(name);
+  const body = [...leb(nameBytes.length), ...nameBytes];
+  const size = body.length + payload.length;
+  const out = new Uint8Array(1 + leb(size).length + size);
+  out.set([0, ...leb(size), ...body]);
+  out.set(payload, out.length - payload.length);
+  return out;
+}
+
+function u32Bytes(a: Uint32Array): Uint8Array {
+  const out = new Uint8Array(a.length * 4);
+  a.forEach((v, i) => new DataView(out.buffer).setUint32(i * 4, v, true));
+  return out;
+}
+
+/** The bytes of a library file. */
+export function encodeLibrary(parts: LibraryParts): Uint8Array {
+  const sections = [
+    customSection(SECTIONS[0], new TextEncoder().encode(JSON.stringify(parts.manifest))),
+    customSection(SECTIONS[1], parts.data),
+    customSection(SECTIONS[2], u32Bytes(parts.codeRelocs)),
+    customSection(SECTIONS[3], u32Bytes(parts.dataRelocs)),
+    customSection(SECTIONS[4], u32Bytes(parts.offsetMap)),
+    customSection(SECTIONS[5], new TextEncoder().encode(parts.sourceMap)),
+  ];
+  const total = parts.wasm.length + sections.reduce((n, s) => n + s.length, 0);
+  const out = new Uint8Array(total);
+  out.set(parts.wasm);
+  let at = parts.wasm.length;
+  for (const s of sections) { out.set(s, at); at += s.length; }
+  return out;
+}
+
+/** Splits a library file into its parts; `where` names the file in errors. */
+export function decodeLibrary(input: Uint8Array, where: string): LibraryParts {
+  // A Buffer's slice() is a view, not a copy: work on a plain Uint8Array.
+  const bytes = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+    throw new LibraryFormatError("E_LIBRARY_FORMAT", `${where} is not a WebAssembly file`);
+  }
+  const found = new Map<string, Uint8Array>();
+  let firstCustom = -1;
+  let at = 8;
+  while (at < bytes.length) {
+    const start = at;
+    const id = bytes[at++];
+    let size = 0, shift = 0, b: number;
+    do { b = bytes[at++]; size |= (b & 0x7f) << shift; shift += 7; } while (b & 0x80);
+    size >>>= 0;
+    const end = at + size;
+    if (id === 0) {
+      let len = 0; shift = 0; let p = at;
+      do { b = bytes[p++]; len |= (b & 0x7f) << shift; shift += 7; } while (b & 0x80);
+      const name = new TextDecoder().decode(bytes.subarray(p, p + len));
+      if ((SECTIONS as readonly string[]).includes(name)) {
+        if (firstCustom < 0) firstCustom = start;
+        found.set(name, bytes.subarray(p + len, end));
+      }
+    }
+    at = end;
+  }
+  for (const name of SECTIONS) {
+    if (!found.has(name)) throw new LibraryFormatError("E_LIBRARY_FORMAT", `${where} is not a gpsimd library (no ${name} section); build it with custom_op.load`);
+  }
+  const manifest = JSON.parse(new TextDecoder().decode(found.get(SECTIONS[0]))) as LibraryManifest;
+  if (manifest.format !== LIBRARY_FORMAT) {
+    throw new LibraryFormatError("E_LIBRARY_FORMAT", `${where} has library format ${manifest.format}; this gpsimd reads format ${LIBRARY_FORMAT}: rebuild it`);
+  }
+  const u32 = (b: Uint8Array) => { const c = b.slice(); return new Uint32Array(c.buffer, 0, c.length / 4); };
+  return {
+    manifest,
+    wasm: bytes.slice(0, firstCustom),
+    data: found.get(SECTIONS[1])!.slice(),
+    codeRelocs: u32(found.get(SECTIONS[2])!),
+    dataRelocs: u32(found.get(SECTIONS[3])!),
+    offsetMap: u32(found.get(SECTIONS[4])!),
+    sourceMap: new TextDecoder().decode(found.get(SECTIONS[5])),
+  };
+}

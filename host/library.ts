@@ -1,0 +1,225 @@
+// A loaded operator library: its kernel module placed in device memory, its
+// operators, and the call path: check arguments, run the shape function,
+// allocate the output, run the kernel on one core (here) or on all cores
+// (the pool), then show printf output and warnings.
+import { hbm } from "./hbm.js";
+import { Tensor } from "./tensor.js";
+import { zeros } from "./factories.js";
+import { withShapeContext } from "./shape-context.js";
+import { checkArguments, type CheckedArguments } from "./arguments.js";
+import { coreRegion, HOST_CORE, DEFAULT_HEAP_BYTES } from "./core-regions.js";
+import { prepareCore } from "./descriptors.js";
+import { describeDescriptor } from "./describe.js";
+import { KernelInstance, readRing, type CoreSite } from "./kernel-instance.js";
+import { output } from "./output.js";
+import { resolveRuntime, type ResolvedRuntime, type RuntimeOptions } from "./options.js";
+import { GpsimdError, ShapeFunctionError, RegistryError } from "./errors.js";
+import { relocateCode, relocateData } from "../build/relocate.js";
+import { createSourceLocator } from "./source-locator.js";
+import type { SourceLocator } from "./source-locator.js";
+import type { LibraryParts, LibraryManifest } from "./library-file.js";
+import type { KernelSignature } from "../build/signatures.js";
+import type { OpDefinition } from "./registry.js";
+import {
+  FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_PRINT_ALL_CORES,
+  TD_DATA, TD_DTYPE, TD_NUMEL, CTX_TCM_BASE,
+} from "./layout.js";
+import { dtypeInfo } from "./dtype.js";
+import type { Pool, LaunchRequest } from "./pool/pool.js";
+
+/** An operator of a loaded library, ready to call. */
+export interface Operator {
+  /** lib::op */
+  readonly qualifiedName: string;
+  readonly definition: OpDefinition;
+  readonly kernel: KernelSignature;
+}
+
+/** The kernel module, relocated into device memory; shared by every thread that runs it. */
+export interface PlacedModule {
+  module: WebAssembly.Module;
+  /** The relocated module bytes (workers build their source locator from its name section). */
+  code: Uint8Array;
+  staticBase: number;
+  staticBytes: number;
+  sourceMap: string;
+  offsetMap: Uint32Array;
+  locator: SourceLocator | null;
+}
+
+/** Places a library's module in device memory: allocates and fills its static data, relocates and compiles its code. */
+export function placeModule(parts: LibraryParts): PlacedModule {
+  const staticBytes = Math.max(parts.data.length, 16);
+  const staticBase = hbm().alloc(staticBytes, "library static data");
+  new Uint8Array(hbm().memory.buffer, staticBase, parts.data.length).set(relocateData(parts, staticBase));
+  const code = relocateCode(parts, staticBase);
+  const module = new WebAssembly.Module(code);
+  const locator = parts.sourceMap ? createSourceLocator(parts.sourceMap, parts.offsetMap, code) : null;
+  return { module, code, staticBase, staticBytes, sourceMap: parts.sourceMap, offsetMap: parts.offsetMap, locator };
+}
+
+/** A loaded library. */
+export class Library {
+  /** Operators by name. */
+  readonly ops = new Map<string, Operator>();
+  private settings: ResolvedRuntime;
+  private hostInstance: KernelInstance | null = null;
+  private unloaded = false;
+
+  constructor(
+    /** Namespace from NEURON_LIBRARY: ops.<namespace>.<op>. */
+    readonly namespace: string,
+    /** Where the library file is. */
+    readonly path: string,
+    readonly manifest: LibraryManifest,
+    readonly placed: PlacedModule,
+    definitions: OpDefinition[],
+    settings: ResolvedRuntime,
+    /** Logical cores (1 unless multicore). */
+    readonly cores: number,
+    /** Worker threads that run this library's cores. */
+    readonly threads: number,
+    private readonly pool: Pool | null,
+  ) {
+    this.settings = settings;
+    for (const d of definitions) {
+      const kernel = manifest.kernels.find((k) => k.name === d.kernel)!;
+      this.ops.set(d.op, { qualifiedName: `${namespace}::${d.op}`, definition: d, kernel });
+    }
+    pool?.register(this);
+  }
+
+  /** True when every function runs on all cores. */
+  get multicore(): boolean { return this.manifest.multicore; }
+  /** Current runtime settings. */
+  get options(): Readonly<ResolvedRuntime> { return this.settings; }
+
+  /** Changes runtime settings (checks, leak_is_error, cross_core_checks, print_all_cores, timeout_ms). */
+  configure(options: RuntimeOptions): this {
+    this.settings = resolveRuntime(options, this.settings, `${this.namespace}.configure`);
+    return this;
+  }
+
+  /** Flags every core of a launch gets. */
+  flags(): number {
+    const s = this.settings;
+    return (s.checks ? FLAG_CHECKS | FLAG_POISON : 0) | (s.leak_is_error ? FLAG_LEAK_IS_ERROR : 0)
+      | (this.multicore ? FLAG_MULTICORE : 0) | (this.multicore && s.cross_core_checks ? FLAG_LOG_WRITES : 0)
+      | (s.print_all_cores ? FLAG_PRINT_ALL_CORES : 0);
+  }
+
+  private operator(name: string): Operator {
+    if (this.unloaded) throw new RegistryError("E_UNLOADED", `library ${this.namespace} (${this.path}) was unloaded`);
+    const op = this.ops.get(name);
+    if (!op) throw new RegistryError("E_UNKNOWN_OP", `${this.namespace} has no operator ${name}; it has ${[...this.ops.keys()].join(", ")}`);
+    return op;
+  }
+
+  /** Runs the shape function on meta tensors and allocates the output it describes. */
+  private makeOutput(op: Operator, args: unknown[]): Tensor {
+    const metaArgs = args.map((a) => (a instanceof Tensor ? new Tensor(a.sizes(), a.dtype, true) : a));
+    let shaped: unknown;
+    try {
+      shaped = withShapeContext(() => op.definition.shape(...metaArgs));
+    } catch (e) {
+      if (e instanceof GpsimdError && e.code !== "E_SHAPE_FN_DATA") throw e;
+      const why = e instanceof Error ? e.message : String(e);
+      throw new ShapeFunctionError("E_SHAPE_FN", `shape function of ${op.qualifiedName} failed: ${why}`, { op: op.qualifiedName, cause: e });
+    }
+    if (!(shaped instanceof Tensor)) {
+      throw new ShapeFunctionError("E_SHAPE_FN_RESULT", `shape function of ${op.qualifiedName} returned ${shaped === undefined ? "undefined" : typeof shaped}; it must return a tensor of the output's shape and dtype, e.g. zeros(t_in.sizes(), kFloat)`, { op: op.qualifiedName });
+    }
+    return zeros(shaped.sizes(), shaped.dtype);
+  }
+
+  /** Calls operator `name` and returns its output (blocks until every core is done). */
+  call(name: string, args: unknown[]): Tensor {
+    const op = this.operator(name);
+    const checked = checkArguments(op.qualifiedName, op.kernel, args);
+    const out = this.makeOutput(op, args);
+    try {
+      if (this.multicore) this.pool!.launchSync(this.launchRequest(op, checked, out));
+      else this.runOnHost(op, checked, out);
+      return out;
+    } catch (e) {
+      out.dispose();
+      throw e;
+    }
+  }
+
+  /** Calls operator `name` without blocking the event loop; the kernel runs on worker threads. */
+  async callAsync(name: string, args: unknown[]): Promise<Tensor> {
+    const op = this.operator(name);
+    const checked = checkArguments(op.qualifiedName, op.kernel, args);
+    const out = this.makeOutput(op, args);
+    try {
+      await this.pool!.launchAsync(this.launchRequest(op, checked, out));
+      return out;
+    } catch (e) {
+      out.dispose();
+      throw e;
+    }
+  }
+
+  private launchRequest(op: Operator, checked: CheckedArguments, out: Tensor): LaunchRequest {
+    return { library: this, op, checked, output: out, flags: this.flags() };
+  }
+
+  /** Runs a single-core kernel on this thread, as core 0. */
+  private runOnHost(op: Operator, checked: CheckedArguments, out: Tensor): void {
+    const region = coreRegion(HOST_CORE, this.manifest.heapBytes || DEFAULT_HEAP_BYTES);
+    const view = new DataView(hbm().memory.buffer);
+    const { argDescs, outputDesc } = prepareCore(view, region.ctx, 0, 1, this.flags(), checked.tensors, out);
+    const raw = checked.scalars.map((s, i) => s ?? argDescs[i]!);
+    this.hostInstance ??= new KernelInstance(this.placed.module, hbm().memory, this.placed.locator);
+    const site: CoreSite = {
+      op: op.qualifiedName, core: 0, ctx: region.ctx, multicore: false, printAllCores: false,
+      tensorName: (slot) => describeDescriptor(new DataView(hbm().memory.buffer), region.ctx, slot, op.kernel), tcmBase: view.getUint32(region.ctx + CTX_TCM_BASE, true),
+    };
+    const outcome = this.hostInstance.run(site, op.kernel.name, raw);
+    if (outcome.returned !== 0 && outcome.returned !== outputDesc) copyReturned(op, outcome.returned, out);
+    showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: outcome.warnings, dropped: 0 }]);
+  }
+
+  /** Stops using the library: its operators fail from now on and its memory is freed. */
+  unload(): void {
+    if (this.unloaded) return;
+    this.unloaded = true;
+    this.pool?.forget(this);
+    hbm().release(this.placed.staticBase);
+  }
+
+  /** True after unload(). */
+  get isUnloaded(): boolean { return this.unloaded; }
+}
+
+/** Copies a tensor the kernel returned (not the output itself) into the output. */
+export function copyReturned(op: Operator, desc: number, out: Tensor): void {
+  const view = new DataView(hbm().memory.buffer);
+  const data = view.getUint32(desc + TD_DATA, true);
+  const dtype = view.getInt32(desc + TD_DTYPE, true);
+  const numel = Number(view.getBigInt64(desc + TD_NUMEL, true));
+  if (dtype !== out.dtype || numel !== out.numel()) {
+    throw new ShapeFunctionError("E_RETURN_MISMATCH", `${op.qualifiedName}: the kernel returned ${dtypeInfo(dtype).name} with ${numel} elements, but the shape function declared ${out.describe()}; make them agree (or write into get_dst_tensor())`, { op: op.qualifiedName });
+  }
+  hbm().bytes().copyWithin(out.address, data, data + numel * dtypeInfo(dtype).bytes);
+}
+
+/** What one core left to show: its printf ring and warnings. */
+export interface CoreReport { core: number; ctx: number; warnings: string[]; dropped: number; }
+
+/** Shows printf output (with its header) and warnings after an operator finished. */
+export function showCoreOutput(op: string, reports: CoreReport[]): void {
+  const sinks = output();
+  let dropped = 0;
+  for (const r of reports) {
+    const { text, lost } = readRing(hbm().memory, r.ctx);
+    if (text) {
+      const header = `${new Date().toISOString()} INFO  gpsimd: Printing stdout from GPSIMD (${op}, core ${r.core}):\n`;
+      sinks.printf(header + (lost ? `[${lost} earlier bytes overwritten: the printf ring holds the last ${text.length}]\n` : "") + text + (text.endsWith("\n") ? "" : "\n"));
+    }
+    for (const w of r.warnings) sinks.warn(w);
+    dropped += r.dropped;
+  }
+  if (dropped) sinks.warn(`${op}: ${dropped} printf call${dropped === 1 ? "" : "s"} on cores other than 0 dropped (in multicore mode only core 0 may print; load with print_all_cores: true to see every core's output)`);
+}

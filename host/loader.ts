@@ -1,0 +1,170 @@
+// custom_op.load and custom_op.load_library: build (or reuse) lib<name>.wasm,
+// place its kernels in device memory, run its shape sources to collect the
+// NEURON_LIBRARY definitions, and register the library under ops.<lib>.
+import { readFileSync, existsSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { readdirSync } from "node:fs";
+import * as gpsimd from "./index.js";
+import { decodeLibrary, LIBRARY_FORMAT, type LibraryParts } from "./library-file.js";
+import { Library, placeModule } from "./library.js";
+import { collectDefinitions, type LibraryDefinitions } from "./registry.js";
+import { validateLoad, resolveRuntime, resolveCores, type LoadOptions, type LoadTimeOptions } from "./options.js";
+import { BuildError, RegistryError, LibraryFormatError, OptionError } from "./errors.js";
+import { DEFAULT_HEAP_BYTES } from "./core-regions.js";
+import { corePool } from "./pool/pool.js";
+import { buildSync } from "./compile-service.js";
+import { cflagConstants } from "../build/compile.js";
+import { ASSEMBLY_DIR } from "../build/asc.js";
+import { ABI_VERSION } from "./layout.js";
+import { hbm } from "./hbm.js";
+import type { ShapeModule } from "../build/shape-sources.js";
+
+/** Loaded libraries by namespace (NEURON_LIBRARY name). */
+const loaded = new Map<string, Library>();
+
+/** The library registered as ops.<namespace>, if any. */
+export function loadedLibrary(namespace: string): Library | undefined { return loaded.get(namespace); }
+/** Namespaces of every loaded library. */
+export function loadedNamespaces(): string[] { return [...loaded.keys()]; }
+
+function list(v: string | string[]): string[] { return (typeof v === "string" ? [v] : v).map((f) => path.resolve(f)); }
+
+/** Hash of the kernel library's sources (assembly/), so a new gpsimd rebuilds old libraries. */
+let kernelLibraryHash: string | null = null;
+function hashKernelLibrary(): string {
+  if (kernelLibraryHash) return kernelLibraryHash;
+  const h = createHash("sha256");
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) walk(file);
+      else if (name.endsWith(".ts")) h.update(name).update(readFileSync(file));
+    }
+  };
+  walk(ASSEMBLY_DIR);
+  return (kernelLibraryHash = h.digest("hex"));
+}
+
+function buildHash(o: LoadOptions, computeSrcs: string[], shapeSrcs: string[]): string {
+  const h = createHash("sha256");
+  h.update(JSON.stringify({ format: LIBRARY_FORMAT, abi: ABI_VERSION, kernels: hashKernelLibrary(), multicore: !!o.multicore, sanitize: !!o.sanitize, cflags: o.extra_cflags ?? [] }));
+  for (const file of [...computeSrcs, ...shapeSrcs]) {
+    if (!existsSync(file)) throw new OptionError("E_NO_SOURCE", `custom_op.load(${o.name}): source file ${file} does not exist`, { details: { file } });
+    h.update(file).update(readFileSync(file));
+  }
+  return h.digest("hex");
+}
+
+/** Builds a library (unless lib<name>.wasm is up to date) and loads it; its operators appear under ops.<lib>. */
+function load(options: LoadOptions): Library {
+  validateLoad(options);
+  const computeSrcs = list(options.compute_srcs);
+  const shapeSrcs = list(options.shape_srcs);
+  const dir = path.resolve(options.build_directory ?? path.join(tmpdir(), "gpsimd-build", options.name));
+  const file = path.join(dir, `lib${options.name}.wasm`);
+  const hash = buildHash(options, computeSrcs, shapeSrcs);
+  const log = (text: string) => { if (options.verbose) process.stderr.write(`gpsimd: ${text}\n`); };
+  let parts: LibraryParts | null = null;
+  if (!options.force && existsSync(file)) {
+    try {
+      const existing = decodeLibrary(readFileSync(file), file);
+      if (existing.manifest.hash === hash) parts = existing;
+    } catch { /* unreadable or old: rebuild */ }
+  }
+  if (parts) {
+    log(`${file} is up to date`);
+  } else {
+    const stackSize = Number(cflagConstants(options.extra_cflags ?? []).STACK_SIZE ?? 0);
+    log(`building ${file} from ${computeSrcs.length + shapeSrcs.length} source${computeSrcs.length + shapeSrcs.length === 1 ? "" : "s"}`);
+    const answer = buildSync({
+      name: options.name, computeSrcs, shapeSrcs, multicore: !!options.multicore, extraCflags: options.extra_cflags ?? [],
+      sanitize: !!options.sanitize, heapBytes: Math.max(DEFAULT_HEAP_BYTES, Number.isFinite(stackSize) ? stackSize : 0), hash,
+    }, file);
+    if (!answer.ok) {
+      throw new BuildError("E_BUILD", `custom_op.load(${options.name}): the build failed:\n${answer.messages.join("\n")}`, { details: { messages: answer.messages } });
+    }
+    log(`built ${file} in ${answer.millis.toFixed(0)} ms`);
+    parts = decodeLibrary(readFileSync(file), file);
+  }
+  return instantiate(parts, file, options);
+}
+
+/** Loads a library built earlier (possibly by another process). */
+function load_library(libraryPath: string, options: LoadTimeOptions = {}): Library {
+  if (typeof libraryPath !== "string") throw new OptionError("E_OPTION", `custom_op.load_library: expected the path of a lib<name>.wasm file, got ${typeof libraryPath}`);
+  const file = path.resolve(libraryPath);
+  if (!existsSync(file)) throw new LibraryFormatError("E_NO_LIBRARY", `custom_op.load_library: ${file} does not exist; build it with custom_op.load({ name, compute_srcs, shape_srcs, build_directory })`);
+  return instantiate(decodeLibrary(readFileSync(file), file), file, options);
+}
+
+/** Evaluates the shape modules (CommonJS) with `gpsimd` bound to this package. */
+function evaluateShapes(modules: ShapeModule[], origin: string): void {
+  const byPath = new Map(modules.map((m) => [m.path.replace(/\.(ts|mts|js)$/, ""), m]));
+  const cache = new Map<string, { exports: unknown }>();
+  const fallback = createRequire(origin);
+  const requireFrom = (from: string) => (spec: string): unknown => {
+    if (spec === "gpsimd") return gpsimd;
+    if (spec.startsWith(".")) {
+      const key = path.posix.normalize(path.posix.join(path.posix.dirname(from), spec)).replace(/\.(ts|mts|js)$/, "");
+      if (byPath.has(key)) return run(byPath.get(key)!);
+    }
+    return fallback(spec);
+  };
+  const run = (m: ShapeModule): unknown => {
+    const key = m.path.replace(/\.(ts|mts|js)$/, "");
+    const hit = cache.get(key);
+    if (hit) return hit.exports;
+    const module = { exports: {} as unknown };
+    cache.set(key, module);
+    const fn = new Function("exports", "require", "module", "__filename", "__dirname", `${m.code}\n//# sourceURL=${m.path}`);
+    fn(module.exports, requireFrom(m.path), module, m.path, path.posix.dirname(m.path));
+    return module.exports;
+  };
+  for (const m of modules) run(m);
+}
+
+function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions): Library {
+  const manifest = parts.manifest;
+  const where = `lib${manifest.name} (${file})`;
+  const kernels = manifest.kernels.map((k) => k.name);
+  const found: LibraryDefinitions[] = collectDefinitions(where, kernels, () => evaluateShapes(manifest.shapeModules, manifest.shapeSrcs[0] ?? file));
+  if (found.length === 0) throw new RegistryError("E_NO_LIBRARY_DECLARED", `${where}: the shape sources never call NEURON_LIBRARY(lib_name, (m) => m.def(...))`);
+  if (found.length > 1) throw new RegistryError("E_TWO_LIBRARIES", `${where}: the shape sources declare ${found.length} libraries (${found.map((f) => f.lib).join(", ")}); one library per file`);
+  const defs = found[0];
+  const existing = loaded.get(defs.lib);
+  if (existing) {
+    throw new RegistryError("E_DUPLICATE_LIBRARY", `library ${defs.lib} is already registered by lib${existing.manifest.name} (${existing.path}); ${where} registers it again. Unload the first (library.unload()) or use another NEURON_LIBRARY name`, { details: { first: existing.path, second: file } });
+  }
+  const runtime = resolveRuntime(pickRuntime(options), undefined, `load ${manifest.name}`);
+  const { cores, threads } = resolveCores(options, manifest.multicore);
+  const placed = placeModule(parts);
+  let library: Library;
+  try {
+    library = new Library(defs.lib, file, manifest, placed, defs.defs, runtime, cores, threads, manifest.multicore ? corePool() : null);
+  } catch (e) {
+    hbm().release(placed.staticBase);
+    throw e;
+  }
+  loaded.set(defs.lib, library);
+  const unload = library.unload.bind(library);
+  library.unload = () => { unload(); if (loaded.get(defs.lib) === library) loaded.delete(defs.lib); };
+  return library;
+}
+
+function pickRuntime(o: LoadTimeOptions): LoadTimeOptions {
+  const { checks, leak_is_error, cross_core_checks, print_all_cores, timeout_ms } = o;
+  return Object.fromEntries(Object.entries({ checks, leak_is_error, cross_core_checks, print_all_cores, timeout_ms }).filter(([, v]) => v !== undefined));
+}
+
+/** Unloads the library registered as namespace (or the given library). */
+function unload(library: Library | string): void {
+  const lib = typeof library === "string" ? loaded.get(library) : library;
+  if (!lib) throw new RegistryError("E_UNKNOWN_LIBRARY", `no library ${String(library)} is loaded; loaded: ${[...loaded.keys()].join(", ") || "(none)"}`);
+  lib.unload();
+}
+
+/** Build and load operator libraries, as torch_neuronx.xla_impl.custom_op. */
+export const custom_op = { load, load_library, unload };

@@ -1,0 +1,50 @@
+// ops.<lib>.<op>(...): the operators of every loaded library, resolved when
+// used (as torch.ops). ops.<lib>.<op>.async(...) runs without blocking.
+import { RegistryError } from "./errors.js";
+import { loadedLibrary, loadedNamespaces } from "./loader.js";
+import type { Tensor } from "./tensor.js";
+
+/** An operator: call it for the output; .async(...) returns a promise and leaves the event loop free. */
+export interface OpFunction<A extends unknown[] = unknown[]> {
+  (...args: A): Tensor;
+  async(...args: A): Promise<Tensor>;
+}
+
+/** The operators of one library. */
+export type OpNamespace = Record<string, OpFunction>;
+
+/** All loaded libraries. Augment it for typed operators (custom_op.load writes lib<name>.d.ts that does). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Ops extends Record<string, OpNamespace> {}
+
+function operator(lib: string, op: string): OpFunction {
+  const call = (...args: unknown[]) => library(lib).call(op, args);
+  return Object.assign(call, { async: (...args: unknown[]) => library(lib).callAsync(op, args) });
+}
+
+function library(lib: string) {
+  const found = loadedLibrary(lib);
+  if (!found) throw new RegistryError("E_UNKNOWN_LIBRARY", `ops.${lib}: no library ${lib} is loaded; loaded: ${loadedNamespaces().join(", ") || "(none)"}. Load it with custom_op.load(...) or custom_op.load_library(path)`);
+  return found;
+}
+
+/** ops.<lib>.<op>: operators of the loaded libraries. */
+export const ops: Ops = new Proxy({} as Ops, {
+  get(_target, lib) {
+    if (typeof lib !== "string") return undefined;
+    const namespace = library(lib);
+    return new Proxy({} as OpNamespace, {
+      get(_t, op) {
+        if (typeof op !== "string") return undefined;
+        if (!namespace.ops.has(op)) throw new RegistryError("E_UNKNOWN_OP", `ops.${lib}.${op}: library ${lib} has no operator ${op}; it has ${[...namespace.ops.keys()].join(", ")}`);
+        return operator(lib, op);
+      },
+      has: (_t, op) => typeof op === "string" && namespace.ops.has(op),
+      ownKeys: () => [...namespace.ops.keys()],
+      getOwnPropertyDescriptor: (_t, op) => (typeof op === "string" && namespace.ops.has(op) ? { enumerable: true, configurable: true, value: operator(lib, op) } : undefined),
+    });
+  },
+  has: (_t, lib) => typeof lib === "string" && loadedLibrary(lib) !== undefined,
+  ownKeys: () => loadedNamespaces(),
+  getOwnPropertyDescriptor: (_t, lib) => (typeof lib === "string" && loadedLibrary(lib) ? { enumerable: true, configurable: true, value: undefined } : undefined),
+});

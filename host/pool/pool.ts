@@ -1,0 +1,346 @@
+// The core pool: worker threads that run the logical cores of multicore
+// launches. Workers start once and are woken through shared memory; tensors
+// never move. A launch's cores are claimed dynamically, so any number of
+// threads gives the same result. One launch runs at a time.
+import { Worker, MessageChannel, type MessagePort } from "node:worker_threads";
+import { hbm } from "../hbm.js";
+import { coreRegion, DEFAULT_HEAP_BYTES } from "../core-regions.js";
+import { prepareCore } from "../descriptors.js";
+import { errorFromData, GpsimdError, KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError } from "../errors.js";
+import { showCoreOutput, type Library, type Operator, type CoreReport } from "../library.js";
+import { checkCrossCore, type CoreWrites } from "../cross-core.js";
+import { CTX_WLOG, CTX_WLOG_COUNT, CTX_DESC, DESC_BYTES, FLAG_LOG_WRITES } from "../layout.js";
+import type { CheckedArguments } from "../arguments.js";
+import type { Tensor } from "../tensor.js";
+import {
+  C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
+  C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, MAX_CORES,
+  STATUS_PENDING, STATUS_RUNNING, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord,
+  type CoreReportData, type WorkerMessage, type WorkerInit,
+} from "./protocol.js";
+
+/** One multicore call. */
+export interface LaunchRequest {
+  library: Library;
+  op: Operator;
+  checked: CheckedArguments;
+  output: Tensor;
+  flags: number;
+}
+
+/** A launch that has been published to the workers. */
+interface InFlight {
+  seq: number;
+  request: LaunchRequest;
+  deadline: number;
+  /** Settles the async caller; null for a sync launch. */
+  settle: ((error: unknown) => void) | null;
+  collected: boolean;
+}
+
+/** How long the main thread spins on completion before it sleeps: empty launches finish well within it. */
+const MAIN_SPIN_MS = 0.05;
+
+/** The process's pool of core threads. */
+export class Pool {
+  private workers: Worker[] = [];
+  private ports: MessagePort[] = [];
+  private control!: Int32Array;
+  private controlBuffer!: SharedArrayBuffer;
+  private mailboxes!: SharedArrayBuffer;
+  private scalarsF64!: Float64Array;
+  private scalarsI64!: BigInt64Array;
+  private seq = 0;
+  private messages = 0;
+  private nextLibraryId = 1;
+  private readonly libraryIds = new Map<Library, number>();
+  private template = 0;
+  private inFlight: InFlight | null = null;
+  private queue: Promise<void> = Promise.resolve();
+  private closing = false;
+
+  constructor() { this.fresh(); }
+
+  /** New control block and mailboxes (at start, and when the threads are rebuilt). */
+  private fresh(): void {
+    this.controlBuffer = new SharedArrayBuffer(CONTROL_BYTES);
+    this.control = new Int32Array(this.controlBuffer);
+    this.mailboxes = new SharedArrayBuffer(MAX_CORES * MAILBOX_BYTES);
+    this.scalarsF64 = new Float64Array(this.controlBuffer, C_SCALARS_BYTE_OFFSET);
+    this.scalarsI64 = new BigInt64Array(this.controlBuffer, C_SCALARS_BYTE_OFFSET);
+    this.seq = 0;
+    this.messages = 0;
+  }
+
+  /** Number of worker threads running. */
+  get threadCount(): number { return this.workers.length; }
+
+  private startWorker(index: number): void {
+    const { port1, port2 } = new MessageChannel();
+    const init: WorkerInit = {
+      index, control: this.controlBuffer, mailboxes: this.mailboxes, memory: hbm().memory, port: port2,
+      replayed: this.libraryIds.size, messagesAtStart: this.messages,
+    };
+    const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: init, transferList: [port2] });
+    worker.unref();
+    port1.unref();
+    worker.on("error", (e) => this.onWorkerDeath(worker, e));
+    worker.on("exit", (code) => this.onWorkerDeath(worker, new Error(`exit code ${code}`)));
+    this.workers[index] = worker;
+    this.ports[index] = port1;
+    // A new worker learns every library loaded so far.
+    for (const [library, id] of this.libraryIds) this.send(index, libraryMessage(library, id));
+  }
+
+  private send(index: number, message: WorkerMessage): void {
+    this.ports[index].postMessage(message);
+  }
+
+  /** Posts a message to every worker and counts it; workers receive it before their next launch. */
+  private broadcast(message: WorkerMessage): void {
+    for (let i = 0; i < this.workers.length; i++) this.send(i, message);
+    this.messages++;
+    Atomics.store(this.control, C_LIBRARY_MESSAGES, this.messages);
+  }
+
+  /** Starts workers up to n; a new worker first receives every library loaded so far. */
+  private ensureThreads(n: number): void {
+    while (this.workers.length < n) this.startWorker(this.workers.length);
+  }
+
+  /** Makes a library's module available to the workers (existing ones by message, new ones at start). */
+  register(library: Library): void {
+    if (this.libraryIds.has(library)) return;
+    const id = this.nextLibraryId++;
+    this.libraryIds.set(library, id);
+    this.broadcast(libraryMessage(library, id));
+  }
+
+  /** Drops a library from the workers. */
+  forget(library: Library): void {
+    const id = this.libraryIds.get(library);
+    if (id === undefined) return;
+    this.libraryIds.delete(library);
+    this.broadcast({ type: "forget", id });
+  }
+
+  /** Runs a launch and waits for it (the caller's thread blocks; kernels run on the workers). */
+  launchSync(request: LaunchRequest): void {
+    if (this.inFlight) this.finishBlocking(this.inFlight);
+    const launch = this.publish(request, null);
+    this.finishBlocking(launch);
+  }
+
+  /** Runs a launch without blocking the event loop. */
+  launchAsync(request: LaunchRequest): Promise<void> {
+    const result = this.queue.then(() => new Promise<void>((resolve, reject) => {
+      if (this.inFlight) this.finishBlocking(this.inFlight);
+      const launch = this.publish(request, (error) => (error ? reject(error) : resolve()));
+      this.watchAsync(launch);
+    }));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Writes the launch into shared memory and wakes the workers. */
+  private publish(request: LaunchRequest, settle: InFlight["settle"]): InFlight {
+    const lib = request.library;
+    const cores = lib.cores;
+    const threads = lib.threads;
+    this.ensureThreads(threads);
+    const heap = lib.manifest.heapBytes || DEFAULT_HEAP_BYTES;
+    for (let k = 0; k < cores; k++) {
+      Atomics.store(this.control, C_CONTEXTS + k, coreRegion(k, heap).ctx);
+      Atomics.store(this.control, C_STATUS + k, STATUS_PENDING);
+    }
+    this.template ||= hbm().alloc(CTX_DESC + 16 * DESC_BYTES, "launch template");
+    prepareCore(new DataView(hbm().memory.buffer), this.template, 0, cores, request.flags, request.checked.tensors, request.output);
+    request.checked.scalars.forEach((s, i) => {
+      if (typeof s === "bigint") this.scalarsI64[i] = s;
+      else if (typeof s === "number") this.scalarsF64[i] = s;
+    });
+    const c = this.control;
+    c[C_LIBRARY] = this.libraryIds.get(lib)!;
+    c[C_OP] = [...lib.ops.values()].indexOf(request.op);
+    c[C_NCORES] = cores;
+    c[C_THREADS] = threads;
+    c[C_TEMPLATE] = this.template;
+    c[C_COMMAND] = COMMAND_LAUNCH;
+    Atomics.store(c, C_DONE, 0);
+    Atomics.store(c, C_COMPLETE, 0);
+    const seq = (this.seq = (this.seq % 0xFFFFFF) + 1);
+    Atomics.store(c, C_CLAIM, claimWord(seq, 0));
+    // Publishing: every write above happens-before a worker's Atomics.load of C_SEQ that sees seq.
+    Atomics.store(c, C_SEQ, seq);
+    if (Atomics.load(c, C_PARKED) > 0) Atomics.notify(c, C_SEQ);
+    const launch: InFlight = { seq, request, deadline: performance.now() + lib.options.timeout_ms, settle, collected: false };
+    this.inFlight = launch;
+    return launch;
+  }
+
+  /** Blocks until the launch completes (or times out), then collects it. */
+  private finishBlocking(launch: InFlight): void {
+    const c = this.control;
+    const spinUntil = performance.now() + MAIN_SPIN_MS;
+    while (Atomics.load(c, C_COMPLETE) !== launch.seq && performance.now() < spinUntil) { /* spin: short kernels end here */ }
+    while (Atomics.load(c, C_COMPLETE) !== launch.seq) {
+      const left = launch.deadline - performance.now();
+      if (left <= 0) return this.timeOut(launch);
+      Atomics.wait(c, C_COMPLETE, 0, left);
+    }
+    this.collect(launch);
+  }
+
+  /** Waits for an async launch on the event loop. */
+  private watchAsync(launch: InFlight): void {
+    const left = Math.max(1, launch.deadline - performance.now());
+    const waiting = Atomics.waitAsync(this.control, C_COMPLETE, 0, left);
+    const done = () => {
+      if (launch.collected) return;
+      if (Atomics.load(this.control, C_COMPLETE) === launch.seq) this.collect(launch);
+      else if (performance.now() >= launch.deadline) this.timeOut(launch);
+      else this.watchAsync(launch);
+    };
+    if (waiting.async) waiting.value.then(done); else done();
+  }
+
+  /** Reads every core's outcome, runs the cross-core checks, shows output, and settles the launch. */
+  private collect(launch: InFlight): void {
+    if (launch.collected) return;
+    launch.collected = true;
+    if (this.inFlight === launch) this.inFlight = null;
+    let failure: unknown = null;
+    try {
+      this.check(launch.request);
+    } catch (e) {
+      failure = e;
+    }
+    if (launch.settle) launch.settle(failure);
+    else if (failure) throw failure;
+  }
+
+  private check(request: LaunchRequest): void {
+    const { library: lib, op } = request;
+    const view = new DataView(hbm().memory.buffer);
+    const errors: GpsimdError[] = [];
+    const reports: CoreReport[] = [];
+    const writes: CoreWrites[] = [];
+    let writesLost = false;
+    for (let k = 0; k < lib.cores; k++) {
+      const status = Atomics.load(this.control, C_STATUS + k);
+      const ctx = Atomics.load(this.control, C_CONTEXTS + k) >>> 0;
+      const data: CoreReportData & { writesLost?: boolean } = status === STATUS_REPORT || status === STATUS_ERROR ? readMailbox(this.mailboxes, k) : { warnings: [], writes: [], dropped: 0 };
+      if (data.error) errors.push(errorFromData(data.error));
+      writesLost ||= !!data.writesLost;
+      reports.push({ core: k, ctx, warnings: data.warnings, dropped: data.dropped });
+      const intervals = [...data.writes];
+      const n = view.getInt32(ctx + CTX_WLOG_COUNT, true);
+      for (let i = 0; i < n; i++) intervals.push(view.getUint32(ctx + CTX_WLOG + 8 * i, true), view.getUint32(ctx + CTX_WLOG + 8 * i + 4, true));
+      writes.push({ core: k, intervals });
+    }
+    showCoreOutput(op.qualifiedName, reports);
+    const crossCore = (request.flags & FLAG_LOG_WRITES) !== 0 && !writesLost;
+    const findings = crossCore ? checkCrossCore(writes, request.output.numel()) : null;
+    if (errors.length) {
+      const first = errors[0];
+      const notes: string[] = errors.slice(1).map((e) => `also: ${e.message}`);
+      if (findings && (findings.overlaps.length || findings.unwritten)) notes.push(`cross-core check of what the cores wrote before failing: ${describeFindings(findings)}`);
+      if (notes.length) throw new (first.constructor as new (c: string, m: string, x: object) => GpsimdError)(first.code, `${first.message}\n${notes.join("\n")}`, { op: first.op, core: first.core, details: { ...first.details, failedCores: errors.map((e) => e.core) } });
+      throw first;
+    }
+    if (findings?.overlaps.length) {
+      const o = findings.overlaps[0];
+      throw new CrossCoreWriteError("E_CROSS_CORE_OVERLAP", `${op.qualifiedName}: cores ${o.cores[0]} and ${o.cores[1]} both wrote output elements [${o.start}, ${o.end}) of ${request.output.describe()}; each core must write a disjoint part of get_dst_tensor()${findings.overlaps.length > 1 ? `\n${findings.overlaps.slice(1).map((x) => `also: cores ${x.cores[0]} and ${x.cores[1]} both wrote [${x.start}, ${x.end})`).join("\n")}` : ""}${findings.unwritten ? `\nalso: ${describeGaps(findings)}` : ""}`, { op: op.qualifiedName, core: o.cores[1], details: { overlaps: findings.overlaps, gaps: findings.gaps, unwritten: findings.unwritten } });
+    }
+    if (findings?.unwritten) {
+      throw new UnwrittenOutputError("E_UNWRITTEN_OUTPUT", `${op.qualifiedName}: ${describeGaps(findings)} of ${request.output.describe()}; every element of get_dst_tensor() must be written by exactly one core`, { op: op.qualifiedName, details: { gaps: findings.gaps, unwritten: findings.unwritten } });
+    }
+  }
+
+  /** A launch ran past its deadline: the threads are rebuilt (a runaway kernel cannot be stopped otherwise). */
+  private timeOut(launch: InFlight): void {
+    launch.collected = true;
+    if (this.inFlight === launch) this.inFlight = null;
+    const running: number[] = [];
+    for (let k = 0; k < launch.request.library.cores; k++) if (Atomics.load(this.control, C_STATUS + k) === STATUS_RUNNING) running.push(k);
+    const op = launch.request.op.qualifiedName;
+    const error = new KernelTimeoutError("E_TIMEOUT", `${op}: still running after ${launch.request.library.options.timeout_ms} ms on core${running.length === 1 ? "" : "s"} ${running.join(", ") || "(none started)"}; the kernel threads were stopped and will be restarted (raise timeout_ms if the kernel is just slow)`, { op, core: running[0], details: { running, timeout_ms: launch.request.library.options.timeout_ms } });
+    this.rebuild();
+    if (launch.settle) launch.settle(error);
+    else throw error;
+  }
+
+  private onWorkerDeath(worker: Worker, cause: Error): void {
+    if (this.closing || !this.workers.includes(worker)) return;
+    const launch = this.inFlight;
+    this.rebuild();
+    if (launch && !launch.collected) {
+      launch.collected = true;
+      const op = launch.request.op.qualifiedName;
+      const error = new WorkerCrashError("E_WORKER_DIED", `${op}: a core thread died (${cause.message}) while the operator ran; its result is discarded and the threads were restarted`, { op, cause });
+      if (launch.settle) launch.settle(error);
+    }
+  }
+
+  /** Stops every worker and starts afresh (lazily, at the next launch). */
+  private rebuild(): void {
+    const old = this.workers;
+    this.workers = [];
+    this.ports = [];
+    this.inFlight = null;
+    this.fresh();
+    this.closing = true;
+    for (const w of old) void w.terminate();
+    this.closing = false;
+  }
+
+  /** Stops the worker threads now (they are unref'd, so a process can also just exit). */
+  async close(): Promise<void> {
+    this.closing = true;
+    Atomics.store(this.control, C_COMMAND, COMMAND_EXIT);
+    Atomics.store(this.control, C_SEQ, this.seq + 1);
+    Atomics.notify(this.control, C_SEQ);
+    await Promise.all(this.workers.map((w) => w.terminate()));
+    this.workers = [];
+    this.ports = [];
+    this.fresh();
+    this.closing = false;
+  }
+}
+
+function libraryMessage(library: Library, id: number): WorkerMessage {
+  return {
+    type: "library", id, module: library.placed.module,
+    ops: [...library.ops.values()].map((o) => ({ name: o.qualifiedName, kernel: o.kernel })),
+    sourceMap: library.placed.sourceMap, offsetMap: library.placed.offsetMap, code: library.placed.code,
+  };
+}
+
+function readMailbox(buffer: SharedArrayBuffer, core: number): CoreReportData & { writesLost?: boolean } {
+  const at = core * MAILBOX_BYTES;
+  const length = new DataView(buffer).getUint32(at, true);
+  return JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, at + 4, length).slice()));
+}
+
+function describeGaps(f: { gaps: [number, number][]; unwritten: number }): string {
+  return `${f.unwritten} output element${f.unwritten === 1 ? " was" : "s were"} written by no core: ${f.gaps.map(([a, b]) => `[${a}, ${b})`).join(", ")}${f.gaps.length < f.unwritten && f.gaps.length >= 8 ? ", ..." : ""}`;
+}
+
+function describeFindings(f: ReturnType<typeof checkCrossCore>): string {
+  const parts = f.overlaps.map((o) => `cores ${o.cores[0]} and ${o.cores[1]} both wrote [${o.start}, ${o.end})`);
+  if (f.unwritten) parts.push(describeGaps(f));
+  return parts.join("; ");
+}
+
+let pool: Pool | null = null;
+
+/** The process's core pool, started on first use. */
+export function corePool(): Pool {
+  pool ??= new Pool();
+  return pool;
+}
+
+/** Stops the core threads (optional: they never keep the process alive). */
+export async function shutdown(): Promise<void> {
+  await pool?.close();
+}

@@ -1,0 +1,85 @@
+// The shared-memory protocol between the main thread and the worker threads
+// that run multicore launches. One Int32Array (the control block) carries the
+// launch; per-core mailboxes carry reports back as JSON. Libraries (compiled
+// modules) travel once by message and are received synchronously.
+import type { KernelSignature } from "../../build/signatures.js";
+
+// ---- control block (Int32Array indices) ----
+/** Launch sequence number; workers wait on it. Bumped once per launch. */
+export const C_SEQ = 0;
+/** Claim word: (seq & 0xFFFFFF) << 8 | next core. Workers claim cores with compare-and-swap, so a late worker can never claim a core of another launch. */
+export const C_CLAIM = 1;
+/** Cores finished in this launch. */
+export const C_DONE = 2;
+/** Set to the launch's seq by the worker that finishes its last core; the main thread waits on it. */
+export const C_COMPLETE = 3;
+export const C_NCORES = 4;
+/** Workers with an index at or above this do not take part (the library's `threads`). */
+export const C_THREADS = 5;
+export const C_LIBRARY = 6;
+export const C_OP = 7;
+/** Address of the launch's template context (flags, tensors), copied by each core. */
+export const C_TEMPLATE = 8;
+/** 0 launch, 1 exit. */
+export const C_COMMAND = 9;
+/** Library messages sent so far; a worker receives messages until it has seen this many. */
+export const C_LIBRARY_MESSAGES = 10;
+/** Workers parked in Atomics.wait (the main thread skips notify when none is). */
+export const C_PARKED = 11;
+/** Per-core status words start here. */
+export const C_STATUS = 16;
+export const MAX_CORES = 64;
+/** Context block address of each logical core, after the status words. */
+export const C_CONTEXTS = C_STATUS + MAX_CORES;
+/** Scalar arguments: Float64 slots after the context addresses (BigInt64 view of the same bytes for int64). */
+export const C_SCALARS_BYTE_OFFSET = (C_CONTEXTS + MAX_CORES) * 4;
+export const MAX_SCALARS = 16;
+export const CONTROL_BYTES = C_SCALARS_BYTE_OFFSET + MAX_SCALARS * 8;
+
+export const COMMAND_LAUNCH = 0;
+export const COMMAND_EXIT = 1;
+
+// ---- per-core status ----
+export const STATUS_PENDING = 0;
+export const STATUS_RUNNING = 1;
+export const STATUS_OK = 2;
+/** Finished, with a report (warnings, drained write log, dropped printf) in the mailbox. */
+export const STATUS_REPORT = 3;
+export const STATUS_ERROR = 4;
+
+/** Bytes of each core's mailbox. */
+export const MAILBOX_BYTES = 64 * 1024;
+
+/** A core's report, as JSON in its mailbox. */
+export interface CoreReportData {
+  error?: import("../errors.js").ErrorData;
+  warnings: string[];
+  writes: number[];
+  dropped: number;
+}
+
+/** An operator of a library, as workers know it. */
+export interface WorkerOp { name: string; kernel: KernelSignature; }
+
+/** Messages to workers (received with receiveMessageOnPort). */
+export type WorkerMessage =
+  | { type: "library"; id: number; module: WebAssembly.Module; ops: WorkerOp[]; sourceMap: string; offsetMap: Uint32Array; code: Uint8Array }
+  | { type: "forget"; id: number };
+
+/** What a worker is started with. */
+export interface WorkerInit {
+  index: number;
+  control: SharedArrayBuffer;
+  mailboxes: SharedArrayBuffer;
+  memory: WebAssembly.Memory;
+  /** Library messages waiting on the port when the worker starts (every library loaded so far). */
+  replayed: number;
+  /** C_LIBRARY_MESSAGES when the worker started: broadcasts after that are for it too. */
+  messagesAtStart: number;
+  port: import("node:worker_threads").MessagePort;
+}
+
+/** Packs a claim word. */
+export function claimWord(seq: number, next: number): number {
+  return ((seq & 0xFFFFFF) << 8) | next;
+}

@@ -1,0 +1,197 @@
+// Finds the kernel source line of a trap from a WebAssembly stack trace, with asc's
+// source map of build A and the relocation's offset map (build/relocate.ts).
+import { toOriginalOffset } from "../build/relocate.js";
+import { ByteReader, SectionId, readFunctionBodies, readImports, readSections, type Section } from "../build/wasm-reader.js";
+
+/** A place in a kernel's sources. */
+export interface SourcePlace { function: string; file: string | null; line: number; column: number; }
+
+/** Maps a stack trace of an error thrown in a kernel module to the first frame's source place. */
+export interface SourceLocator {
+  locate(stack: string): SourcePlace | null;
+}
+
+/**
+ * Builds a locator from asc's source map (JSON text, of build A), the relocation offset map, and the names of the
+ * module's functions (from its name section; you can read the name section from the final wasm bytes).
+ *
+ * `locate` reports the innermost wasm frame of the stack, unless it lies in the standard library (`~lib/`, which
+ * includes gpsimd's own AssemblyScript library): then the first outer frame in the kernel's sources, if any. A frame
+ * whose offset has no source mapping comes back with `file: null` and line and column 0.
+ */
+export function createSourceLocator(sourceMapJson: string, offsetMap: Uint32Array, wasm: Uint8Array): SourceLocator {
+  const map = parseSourceMap(sourceMapJson);
+  const module = readModuleInfo(wasm);
+
+  const place = (index: number, offset: number): SourcePlace => {
+    const name = module.names.get(index) ?? `wasm-function[${index}]`;
+    const original = toOriginalOffset(offsetMap, offset);
+    const segment = map ? findSegment(map.segments, original) : null;
+    // A segment before the function's body belongs to another function: this instruction has no mapping.
+    const body = module.bodyStarts[index - module.importedFunctions];
+    const bodyStart = body === undefined ? 0 : toOriginalOffset(offsetMap, body);
+    if (!map || !segment || segment.source < 0 || segment.column < bodyStart) {
+      return { function: name, file: null, line: 0, column: 0 };
+    }
+    return { function: name, file: map.files[segment.source] ?? null, line: segment.line + 1, column: segment.sourceColumn + 1 };
+  };
+
+  return {
+    locate(stack: string): SourcePlace | null {
+      const places: SourcePlace[] = [];
+      for (const frame of stack.matchAll(WASM_FRAME)) {
+        places.push(place(Number(frame[1]), parseInt(frame[2], 16)));
+      }
+      if (places.length === 0) return null;
+      return places.find((p) => !isLibrary(p)) ?? places[0];
+    },
+  };
+}
+
+// `at name (wasm://wasm/8c3a12ee:wasm-function[12]:0x3a4)`, `at <anonymous>:wasm-function[12]:0x3a4`, ...
+const WASM_FRAME = /wasm-function\[(\d+)\]:0x([0-9a-fA-F]+)/g;
+
+const LIBRARY_PREFIX = "~lib/";
+
+/** Whether a place is in the standard library (by its file, or by its function's name when unmapped). */
+function isLibrary(place: SourcePlace): boolean {
+  return (place.file ?? place.function).startsWith(LIBRARY_PREFIX);
+}
+
+/** One mapping of generated line 1: wasm byte `column` of build A comes from `sources[source]` (-1: unmapped). */
+interface Segment {
+  column: number;
+  source: number;
+  /** 0-based */
+  line: number;
+  /** 0-based */
+  sourceColumn: number;
+}
+
+interface SourceMap {
+  /** Sorted by column. */
+  segments: Segment[];
+  /** `sources`, made absolute. */
+  files: string[];
+}
+
+function parseSourceMap(json: string): SourceMap | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  const { sources, mappings } = (raw ?? {}) as { sources?: unknown; mappings?: unknown };
+  if (!Array.isArray(sources) || typeof mappings !== "string") return null;
+  // asc writes paths relative to its --baseDir "/" (and a meaningless sourceRoot "./out"); library files keep "~lib/".
+  const files = sources.map((s) => {
+    const file = String(s);
+    return file.startsWith(LIBRARY_PREFIX) || file.startsWith("/") ? file : `/${file}`;
+  });
+  const segments = decodeFirstLine(mappings);
+  if (segments === null) return null;
+  return { segments, files };
+}
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const BASE64_VALUES = new Map([...BASE64].map((c, i) => [c, i]));
+
+/** Decodes the segments of the first generated line of source map `mappings` (wasm maps have only that line). */
+function decodeFirstLine(mappings: string): Segment[] | null {
+  const end = mappings.indexOf(";");
+  const line = end < 0 ? mappings : mappings.slice(0, end);
+  const segments: Segment[] = [];
+  const state = [0, 0, 0, 0, 0]; // generated column, source, source line, source column, name: all relative
+  for (const text of line.split(",")) {
+    if (text === "") continue;
+    const fields = decodeVlq(text);
+    if (fields === null || (fields.length !== 1 && fields.length !== 4 && fields.length !== 5)) return null;
+    fields.forEach((delta, i) => { state[i] += delta; });
+    segments.push(
+      fields.length === 1
+        ? { column: state[0], source: -1, line: 0, sourceColumn: 0 }
+        : { column: state[0], source: state[1], line: state[2], sourceColumn: state[3] },
+    );
+  }
+  segments.sort((a, b) => a.column - b.column); // stable: keeps the last of equal columns last
+  return segments;
+}
+
+/** The values of one segment's base64 VLQ fields; null if malformed. */
+function decodeVlq(text: string): number[] | null {
+  const values: number[] = [];
+  let value = 0;
+  let shift = 0;
+  for (const c of text) {
+    const digit = BASE64_VALUES.get(c);
+    if (digit === undefined || shift > 30) return null;
+    value += (digit & 31) * 2 ** shift;
+    if (digit & 32) {
+      shift += 5;
+      continue;
+    }
+    values.push(value % 2 === 1 ? -(value - 1) / 2 : value / 2); // the lowest bit is the sign
+    value = 0;
+    shift = 0;
+  }
+  return shift === 0 ? values : null;
+}
+
+/** The segment with the greatest column <= offset (the last of several at that column). */
+function findSegment(segments: Segment[], offset: number): Segment | null {
+  let [lo, hi] = [0, segments.length]; // first segment with column > offset
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (segments[mid].column <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? null : segments[lo - 1];
+}
+
+/** What the locator needs of the final module: function names, imported function count, body starts. */
+interface ModuleInfo {
+  names: Map<number, string>;
+  importedFunctions: number;
+  /** Offset of each defined function's body (its locals) in the module. */
+  bodyStarts: number[];
+}
+
+function readModuleInfo(wasm: Uint8Array): ModuleInfo {
+  const info: ModuleInfo = { names: new Map(), importedFunctions: 0, bodyStarts: [] };
+  let sections: Section[];
+  try {
+    sections = readSections(wasm);
+  } catch {
+    return info; // a module that compiled is readable; just in case, locate by offsets only
+  }
+  for (const section of sections) {
+    try {
+      if (section.id === SectionId.import) info.importedFunctions = readImports(wasm, section).functions;
+      else if (section.id === SectionId.code) info.bodyStarts = readFunctionBodies(wasm, section).map((b) => b.start);
+      else if (section.id === SectionId.custom) readFunctionNames(wasm, section, info.names);
+    } catch {
+      // a malformed name section only loses names
+    }
+  }
+  return info;
+}
+
+const utf8 = new TextDecoder();
+
+/** Reads the function names subsection (id 1) of the custom section "name", if that is what `section` is. */
+function readFunctionNames(wasm: Uint8Array, section: Section, names: Map<number, string>): void {
+  const r = new ByteReader(wasm, section.contentStart, section.end);
+  const text = (range: { start: number; end: number }) => utf8.decode(wasm.subarray(range.start, range.end));
+  if (text(r.vector()) !== "name") return;
+  while (!r.atEnd) {
+    const id = r.u8();
+    const { start, end } = r.vector();
+    if (id !== 1) continue;
+    const sub = new ByteReader(wasm, start, end);
+    for (let count = sub.u32(); count > 0; count--) {
+      const index = sub.u32();
+      names.set(index, text(sub.vector()));
+    }
+  }
+}

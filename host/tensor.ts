@@ -1,0 +1,140 @@
+// Host tensors: contiguous, row-major blocks of device memory with a shape
+// and a dtype. Freed by dispose() or, failing that, when garbage collected.
+// Inside a shape function tensors are "meta": shape and dtype, no storage.
+import { ScalarType, dtypeInfo, storageArray, decodeToArray, encodeInto, decodeScalar, type StorageArray, type DecodedArray } from "./dtype.js";
+import { hbm } from "./hbm.js";
+import { TensorShapeError, DisposedTensorError, ShapeFunctionError } from "./errors.js";
+
+/** Device limits on tensors passed to or returned from an operator. */
+export const MAX_DIMS = 8;
+export const MAX_DIM_SIZE = 65535;
+
+interface Storage { addr: number; disposed: boolean; }
+
+const finalizer = new FinalizationRegistry<Storage>((s) => {
+  if (!s.disposed) { s.disposed = true; hbm().release(s.addr); }
+});
+
+/** Checks sizes against the device limits; returns them as plain numbers. */
+export function checkSizes(sizes: readonly number[], what = "tensor"): number[] {
+  if (!Array.isArray(sizes)) throw new TensorShapeError("E_SHAPE", `${what}: sizes must be an array of integers, got ${String(sizes)}`);
+  if (sizes.length > MAX_DIMS) throw new TensorShapeError("E_TOO_MANY_DIMS", `${what}: ${sizes.length} dimensions [${sizes.join(", ")}]; the device allows at most ${MAX_DIMS}`, { details: { sizes } });
+  sizes.forEach((s, i) => {
+    if (!Number.isInteger(s) || s < 0) throw new TensorShapeError("E_SHAPE", `${what}: size ${s} of dimension ${i} in [${sizes.join(", ")}] is not a non-negative integer`, { details: { sizes, dim: i } });
+    if (s > MAX_DIM_SIZE) throw new TensorShapeError("E_DIM_TOO_LARGE", `${what}: dimension ${i} has size ${s} in [${sizes.join(", ")}]; the device allows at most ${MAX_DIM_SIZE} per dimension`, { details: { sizes, dim: i } });
+  });
+  return [...sizes];
+}
+
+/** A tensor in device memory. */
+export class Tensor {
+  /** Element type. */
+  readonly dtype: ScalarType;
+  private readonly shape: readonly number[];
+  private readonly count: number;
+  private readonly storage: Storage | null;
+
+  /** Use the factories (empty, zeros, tensor, ...) rather than this constructor. */
+  constructor(sizes: readonly number[], dtype: ScalarType, meta = false) {
+    dtypeInfo(dtype);
+    this.shape = Object.freeze(checkSizes(sizes));
+    this.dtype = dtype;
+    this.count = this.shape.reduce((a, b) => a * b, 1);
+    if (meta) {
+      this.storage = null;
+    } else {
+      this.storage = { addr: hbm().alloc(this.count * dtypeInfo(dtype).bytes), disposed: false };
+      finalizer.register(this, this.storage, this.storage);
+    }
+  }
+
+  /** Sizes of all dimensions. */
+  sizes(): number[] { return [...this.shape]; }
+  /** Size of dimension d (negative counts from the end). */
+  size(d: number): number {
+    const i = d < 0 ? d + this.shape.length : d;
+    if (!(i >= 0 && i < this.shape.length)) throw new TensorShapeError("E_DIM", `dimension ${d} does not exist in a tensor of ${this.shape.length} dimensions`);
+    return this.shape[i];
+  }
+  /** Number of elements. */
+  numel(): number { return this.count; }
+  /** Number of dimensions. */
+  dim(): number { return this.shape.length; }
+  /** Strides in elements (contiguous, row-major). */
+  strides(): number[] {
+    const out = new Array<number>(this.shape.length);
+    let s = 1;
+    for (let i = this.shape.length - 1; i >= 0; i--) { out[i] = s; s *= this.shape[i]; }
+    return out;
+  }
+  /** Bytes per element. */
+  element_size(): number { return dtypeInfo(this.dtype).bytes; }
+  /** Total bytes of data. */
+  nbytes(): number { return this.count * this.element_size(); }
+  /** True for a tensor made inside a shape function: shape and dtype only. */
+  get is_meta(): boolean { return this.storage === null; }
+  /** True after dispose(). */
+  get disposed(): boolean { return this.storage?.disposed ?? false; }
+
+  /** Address of the first element in device memory. */
+  get address(): number {
+    if (this.storage === null) throw new ShapeFunctionError("E_SHAPE_FN_DATA", "a shape function may only look at sizes and dtypes; this tensor has no data");
+    if (this.storage.disposed) throw new DisposedTensorError("E_DISPOSED", `tensor ${this.describe()} was disposed`);
+    return this.storage.addr;
+  }
+
+  /** The elements in their storage type, as a view of device memory (no copy; bfloat16/float16 as u16 bits). */
+  storageView(): StorageArray {
+    return storageArray(this.dtype, hbm().memory.buffer, this.address, this.count);
+  }
+
+  /** A copy of the elements: Float32Array for float dtypes, the matching integer array otherwise. */
+  data(): DecodedArray {
+    return decodeToArray(this.dtype, this.storageView());
+  }
+
+  /** The elements as nested arrays (numbers, or bigints for int64). */
+  tolist(): unknown {
+    const flat = this.data();
+    const build = (dim: number, offset: number, stride: number): unknown => {
+      if (dim === this.shape.length) return flat[offset];
+      const inner = stride / (this.shape[dim] || 1);
+      return Array.from({ length: this.shape[dim] }, (_, i) => build(dim + 1, offset + i * inner, inner));
+    };
+    return build(0, 0, this.count);
+  }
+
+  /** The value of a one-element tensor. */
+  item(): number | bigint {
+    if (this.count !== 1) throw new TensorShapeError("E_SHAPE", `item() needs a tensor of one element; this one has ${this.count}`);
+    return decodeScalar(this.dtype, this.storageView()[0]);
+  }
+
+  /** Overwrites the elements from a flat array (converted to the dtype). */
+  copy_(values: ArrayLike<number> | ArrayLike<bigint> | Tensor): this {
+    const src = values instanceof Tensor ? values.data() : values;
+    if (src.length !== this.count) throw new TensorShapeError("E_SHAPE", `copy_: ${src.length} values for a tensor of ${this.count} elements`);
+    encodeInto(this.dtype, this.storageView(), src);
+    return this;
+  }
+
+  /** Frees the device memory now. Using the tensor afterwards is an error. */
+  dispose(): void {
+    if (this.storage === null || this.storage.disposed) return;
+    this.storage.disposed = true;
+    finalizer.unregister(this.storage);
+    hbm().release(this.storage.addr);
+  }
+
+  /** "float32[2, 3]" */
+  describe(): string { return `${dtypeInfo(this.dtype).name}[${this.shape.join(", ")}]`; }
+
+  /** Short text with shape, dtype and the first values. */
+  toString(): string {
+    if (this.is_meta) return `tensor(${this.describe()}, meta)`;
+    if (this.disposed) return `tensor(${this.describe()}, disposed)`;
+    const d = this.data();
+    const shown = Array.from(d.subarray(0, 8) as ArrayLike<number | bigint>, (v) => (typeof v === "bigint" ? v.toString() : +v.toPrecision(6)));
+    return `tensor(${this.describe()}, [${shown.join(", ")}${d.length > 8 ? ", ..." : ""}])`;
+  }
+}

@@ -1,0 +1,106 @@
+// Turns a violation the kernel library reported (a code and three numbers)
+// into a typed error whose message names the operator, the core, the tensor
+// and the offending index or range, with what was allowed.
+import * as K from "./error-codes.js";
+import {
+  GpsimdError, AccessorIndexError, AccessorRankError, ReadOnlyTensorError, TensorRangeError, TcmRangeError, TcmFreeError,
+  TcmLeakError, TcmGuardError, StreamAccessorError, CoherenceError, UninitializedTcmError, MulticoreRuleError,
+  KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError,
+} from "./errors.js";
+import { dtypeInfo, ScalarType } from "./dtype.js";
+import { TCM_POOL_BYTES } from "./layout.js";
+
+/** What the host knows about the launch that reported a violation. */
+export interface ViolationSite {
+  /** Qualified operator name, lib::op. */
+  op: string;
+  core: number;
+  /** How to name the tensor in descriptor slot `slot` ("argument 0 't_in'", "the output", ...). */
+  tensorName(slot: number): string;
+  /** Address of this core's TCM arena, to show TCM addresses as offsets. */
+  tcmBase: number;
+}
+
+const ACCESSOR_KINDS = ["element-wise accessor", "read stream accessor", "write stream accessor", "TCM accessor"];
+const POLICIES = ["COHERENT", "INCOHERENT_VERBOSE", "INCOHERENT_QUIET"];
+
+/** TCM address as "TCM+0x40 (0x...)". */
+function tcm(addr: number, site: ViolationSite): string {
+  const offset = addr - site.tcmBase;
+  return offset >= 0 && offset < 65536 ? `TCM+0x${offset.toString(16)}` : `0x${addr.toString(16)} (not in this core's TCM)`;
+}
+
+function bytes(n: number): string {
+  return n >= 1024 && n % 1024 === 0 ? `${n / 1024} KB` : `${n} bytes`;
+}
+
+function dtypeName(t: number): string {
+  try { return dtypeInfo(t as ScalarType).name; } catch { return `dtype ${t}`; }
+}
+
+/** The typed error for a violation. */
+export function violationError(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite): GpsimdError {
+  const where = `${site.op} (core ${site.core})`;
+  const t = site.tensorName(slot);
+  const ctx = (details: Record<string, unknown>) => ({ op: site.op, core: site.core, details: { slot, ...details } });
+  switch (code) {
+    case K.E_ACCESSOR_INDEX:
+      if (c === -1) return new AccessorIndexError("E_ACCESSOR_INDEX", `${where}: element-wise accessor index ${a} is out of range for ${t}, which has ${b} elements (expected 0 <= index < ${b})`, ctx({ index: a, numel: b }));
+      if (c === -2) return new AccessorIndexError("E_ACCESSOR_INDEX", `${where}: dimension ${a} does not exist in ${t}, which has ${b} dimensions`, ctx({ dim: a, ndim: b }));
+      return new AccessorIndexError("E_ACCESSOR_INDEX", `${where}: accessor index ${a} in dimension ${c} is out of range for ${t} (size ${b} in that dimension; expected 0 <= index < ${b})`, ctx({ index: a, size: b, dim: c }));
+    case K.E_ACCESSOR_RANK:
+      return new AccessorRankError("E_ACCESSOR_RANK", `${where}: accessor for ${a} dimensions opened on ${t}, which has ${b} dimensions`, ctx({ rank: a, ndim: b }));
+    case K.E_STALE_ACCESSOR:
+      return new AccessorRankError("E_STALE_ACCESSOR", `${where}: a partial index (acc[i]) was used after ${c} newer ones replaced it; index all dimensions in one expression, acc[i][j]`, ctx({ handle: a, latest: b }));
+    case K.E_READ_ONLY:
+      return new ReadOnlyTensorError("E_READ_ONLY", `${where}: write through a ${ACCESSOR_KINDS[a] ?? "accessor"} into ${t}, which is an operator input and read-only${a === K.KIND_ELEMENTWISE || a === K.KIND_TCM ? ` (at element ${b})` : ""}; write into get_dst_tensor() or a tensor the kernel made`, ctx({ kind: ACCESSOR_KINDS[a], index: b }));
+    case K.E_TENSOR_RANGE:
+      return new TensorRangeError("E_TENSOR_RANGE", `${where}: TCM copy of ${b} elements at offset ${a} reaches outside ${t}: elements [${a}, ${a + b}) requested, the tensor has ${c} (expected 0 <= offset and offset + count <= ${c})`, ctx({ offset: a, count: b, numel: c }));
+    case K.E_TCM_RANGE:
+      return new TcmRangeError("E_TCM_RANGE", `${where}: TCM copy for ${t} uses ${bytes(b)} at ${tcm(a, site)}, which is not inside one live tcm_malloc block`, ctx({ address: a, bytes: b }));
+    case K.E_TCM_FREE_FOREIGN:
+      return new TcmFreeError("E_TCM_FREE_FOREIGN", `${where}: tcm_free(${tcm(a, site)}): this pointer was not returned by tcm_malloc`, ctx({ address: a }));
+    case K.E_TCM_DOUBLE_FREE:
+      return new TcmFreeError("E_TCM_DOUBLE_FREE", `${where}: tcm_free(${tcm(a, site)}): this block was already freed`, ctx({ address: a }));
+    case K.E_TCM_LEAK:
+      return new TcmLeakError("E_TCM_LEAK", `${where}: ${a} TCM block${a === 1 ? "" : "s"} (${bytes(b)}) still allocated when the kernel returned, the first at ${tcm(c, site)}; call tcm_free (and close() stream accessors)`, ctx({ blocks: a, bytes: b, first: c }));
+    case K.E_TCM_GUARD:
+      return new TcmGuardError("E_TCM_GUARD", `${where}: bytes past the end of the ${bytes(b)} TCM block at ${tcm(a, site)} were overwritten (first at end + ${c}): the kernel wrote past the block`, ctx({ address: a, bytes: b, past: c }));
+    case K.E_STREAM_END:
+      return new StreamAccessorError("E_STREAM_END", `${where}: ${c ? "write" : "read"} stream on ${t} ${c ? "wrote" : "read"} element ${a}, past the end (the tensor has ${b} elements)`, ctx({ position: a, numel: b }));
+    case K.E_STREAM_CLOSED:
+      return new StreamAccessorError("E_STREAM_CLOSED", `${where}: ${a ? "write" : "read"} stream on ${t} used after close()`, ctx({}));
+    case K.E_STREAM_NOT_CLOSED:
+      return new StreamAccessorError("E_STREAM_NOT_CLOSED", `${where}: write stream on ${t} was never closed; ${a} buffered element${a === 1 ? " was" : "s were"} never written to the tensor (call close())`, ctx({ pending: a }));
+    case K.E_INCOHERENT:
+      return new CoherenceError("E_INCOHERENT", `${where}: ${ACCESSOR_KINDS[a]} opened on ${t} while a ${ACCESSOR_KINDS[b]} is active: potentially incoherent under the ${POLICIES[c]} policy (safe: many read streams, or one write stream, and no stream together with element-wise accessors; or set_accessor_coherence_policy(INCOHERENT_VERBOSE/INCOHERENT_QUIET))`, ctx({ requested: ACCESSOR_KINDS[a], active: ACCESSOR_KINDS[b], policy: POLICIES[c] }));
+    case K.E_UNINITIALIZED_TCM:
+      return new UninitializedTcmError("E_UNINITIALIZED_TCM", `${where}: tcm_to_tensor copied TCM the kernel never wrote into ${t}: element ${a} comes from ${tcm(b, site)}, still holding fresh-TCM poison`, ctx({ offset: a, address: b, count: c }));
+    case K.E_MULTICORE_ACCESSOR:
+      return new MulticoreRuleError("E_MULTICORE_ACCESSOR", `${where}: ${ACCESSOR_KINDS[a]} on ${t} in a multicore kernel; only TCM accessors are allowed when multicore=true`, ctx({ kind: ACCESSOR_KINDS[a] }));
+    case K.E_WRITE_NOT_OUTPUT:
+      return new MulticoreRuleError("E_WRITE_NOT_OUTPUT", `${where}: tcm_to_tensor into ${t}; a multicore kernel must write its result through get_dst_tensor()`, ctx({}));
+    case K.E_NO_OUTPUT:
+      return new MulticoreRuleError("E_NO_OUTPUT", `${where}: get_dst_tensor() called but the operator has no output tensor`, ctx({}));
+    case K.E_HEAP_EXHAUSTED:
+      return new KernelHeapError("E_HEAP_EXHAUSTED", `${where}: the kernel heap is full: ${bytes(a)} asked, ${bytes(b)} free of ${bytes(c)}; tensors made inside a kernel live there until it returns (raise it with extra_cflags: ["-DSTACK_SIZE=<bytes>"])`, ctx({ asked: a, free: b, size: c }));
+    case K.E_DTYPE_MISMATCH:
+      return new DTypeMismatchError("E_DTYPE_MISMATCH", `${where}: accessor element type (${b ? "float" : "integer"}, ${a} bytes) does not match ${t}, whose dtype is ${dtypeName(c)}${c === ScalarType.BFloat16 || c === ScalarType.Half ? " (16-bit floats are accessed as u16 bits)" : ""}`, ctx({ elementBytes: a, dtype: dtypeName(c) }));
+    case K.E_TOO_MANY: {
+      const what = ["stream accessors", "TCM blocks", "tensors"][a] ?? "items";
+      return new KernelLimitError("E_TOO_MANY", `${where}: more than ${b} ${what} in one launch`, ctx({ what, limit: b }));
+    }
+    case K.E_TCM_SIZE:
+      return new TcmRangeError("E_TCM_SIZE", `${where}: tcm_malloc(${a}) is larger than the ${bytes(TCM_POOL_BYTES)} pool`, ctx({ asked: a }));
+    case K.E_SHAPE: {
+      const text = a === 0 ? `shapes differ (${b} vs ${c} elements); tensor operations do not broadcast`
+        : a === 1 ? `dtypes differ (${dtypeName(b)} vs ${dtypeName(c)})`
+        : a === 2 ? `${b} dimensions requested; at most ${c}`
+        : a === 3 ? `unknown dtype ${b}`
+        : `dimension ${b} has size ${c}; sizes must be in [0, 65535]`;
+      return new KernelShapeError("E_SHAPE", `${where}: ${t}: ${text}`, ctx({ what: a, a: b, b: c }));
+    }
+    default:
+      return new GpsimdError("E_UNKNOWN_VIOLATION", `${where}: kernel library reported violation ${code} (${a}, ${b}, ${c})`, ctx({ code, a, b, c }));
+  }
+}
