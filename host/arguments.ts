@@ -2,7 +2,7 @@
 // runs: how many arguments, of which kind (tensor, double, int64_t), and that
 // tensors are alive. Converts scalars to what the WebAssembly export takes.
 import { ArgumentError } from "./errors.js";
-import { Tensor } from "./tensor.js";
+import { Tensor, checkDeviceLimits } from "./tensor.js";
 import type { KernelSignature, KernelParam } from "../build/signatures.js";
 
 /** The checked arguments: tensors in their slots (null for scalars), and raw scalars (null for tensors). */
@@ -37,6 +37,7 @@ export function checkArguments(op: string, kernel: KernelSignature, args: unknow
       if (!(v instanceof Tensor)) throw bad("a Tensor");
       if (v.is_meta) throw new ArgumentError("E_ARG_META", `${op}: argument ${i} '${p.name}' is a shape-function (meta) tensor without data`, { op, details: { index: i } });
       if (v.disposed) throw new ArgumentError("E_ARG_DISPOSED", `${op}: argument ${i} '${p.name}' (${v.describe()}) was disposed`, { op, details: { index: i } });
+      checkDeviceLimits(v, `${op}: argument ${i} '${p.name}'`, op);
       tensors.push(v); scalars.push(null);
       return;
     }

@@ -3,7 +3,7 @@
 // allocate the output, run the kernel on one core (here) or on all cores
 // (the pool), then show printf output and warnings.
 import { hbm } from "./hbm.js";
-import { Tensor } from "./tensor.js";
+import { Tensor, checkDeviceLimits } from "./tensor.js";
 import { zeros } from "./factories.js";
 import { withShapeContext } from "./shape-context.js";
 import { checkArguments, type CheckedArguments } from "./arguments.js";
@@ -129,6 +129,7 @@ export class Library {
     if (!(shaped instanceof Tensor)) {
       throw new ShapeFunctionError("E_SHAPE_FN_RESULT", `shape function of ${op.qualifiedName} returned ${shaped === undefined ? "undefined" : typeof shaped}; it must return a tensor of the output's shape and dtype, e.g. zeros(t_in.sizes(), kFloat)`, { op: op.qualifiedName });
     }
+    checkDeviceLimits(shaped, `${op.qualifiedName}: the output from the shape function`, op.qualifiedName);
     return zeros(shaped.sizes(), shaped.dtype);
   }
 

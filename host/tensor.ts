@@ -15,15 +15,31 @@ const finalizer = new FinalizationRegistry<Storage>((s) => {
   if (!s.disposed) { s.disposed = true; hbm().release(s.addr); }
 });
 
-/** Checks sizes against the device limits; returns them as plain numbers. */
+/** Checks that sizes are non-negative integers; returns a copy. */
 export function checkSizes(sizes: readonly number[], what = "tensor"): number[] {
   if (!Array.isArray(sizes)) throw new TensorShapeError("E_SHAPE", `${what}: sizes must be an array of integers, got ${String(sizes)}`);
-  if (sizes.length > MAX_DIMS) throw new TensorShapeError("E_TOO_MANY_DIMS", `${what}: ${sizes.length} dimensions [${sizes.join(", ")}]; the device allows at most ${MAX_DIMS}`, { details: { sizes } });
   sizes.forEach((s, i) => {
     if (!Number.isInteger(s) || s < 0) throw new TensorShapeError("E_SHAPE", `${what}: size ${s} of dimension ${i} in [${sizes.join(", ")}] is not a non-negative integer`, { details: { sizes, dim: i } });
-    if (s > MAX_DIM_SIZE) throw new TensorShapeError("E_DIM_TOO_LARGE", `${what}: dimension ${i} has size ${s} in [${sizes.join(", ")}]; the device allows at most ${MAX_DIM_SIZE} per dimension`, { details: { sizes, dim: i } });
   });
   return [...sizes];
+}
+
+/** Checks a tensor passed to or returned from an operator against the device limits: 8 dimensions, 65535 per dimension. */
+export function checkDeviceLimits(t: Tensor, what: string, op?: string): void {
+  const sizes = t.sizes();
+  if (sizes.length > MAX_DIMS) {
+    throw new TensorShapeError("E_TOO_MANY_DIMS", `${what} ${t.describe()} has ${sizes.length} dimensions; tensors passed to or returned from an operator have at most ${MAX_DIMS}`, { op, details: { sizes } });
+  }
+  const i = sizes.findIndex((s) => s > MAX_DIM_SIZE);
+  if (i >= 0) {
+    throw new TensorShapeError("E_DIM_TOO_LARGE", `${what} ${t.describe()}: dimension ${i} has size ${sizes[i]}; tensors passed to or returned from an operator have at most ${MAX_DIM_SIZE} per dimension (reshape it, e.g. to [${factorHint(sizes[i])}])`, { op, details: { sizes, dim: i } });
+  }
+}
+
+/** Two factors of n that both fit the limit, for the error's hint (or n itself). */
+function factorHint(n: number): string {
+  for (let a = Math.ceil(n / MAX_DIM_SIZE); a <= Math.sqrt(n); a++) if (n % a === 0) return `${a}, ${n / a}`;
+  return `${n} does not factor within the limit`;
 }
 
 /** A tensor in device memory. */
@@ -33,19 +49,31 @@ export class Tensor {
   private readonly shape: readonly number[];
   private readonly count: number;
   private readonly storage: Storage | null;
+  /** The tensor whose storage a view shares (kept alive by the view). */
+  private readonly base: Tensor | null = null;
 
   /** Use the factories (empty, zeros, tensor, ...) rather than this constructor. */
-  constructor(sizes: readonly number[], dtype: ScalarType, meta = false) {
+  constructor(sizes: readonly number[], dtype: ScalarType, meta = false, viewOf: Tensor | null = null) {
     dtypeInfo(dtype);
     this.shape = Object.freeze(checkSizes(sizes));
     this.dtype = dtype;
     this.count = this.shape.reduce((a, b) => a * b, 1);
-    if (meta) {
+    if (viewOf) {
+      this.storage = viewOf.storage;
+      this.base = viewOf.base ?? viewOf;
+    } else if (meta) {
       this.storage = null;
     } else {
       this.storage = { addr: hbm().alloc(this.count * dtypeInfo(dtype).bytes), disposed: false };
       finalizer.register(this, this.storage, this.storage);
     }
+  }
+
+  /** The same elements with other sizes (same count); shares storage: dispose() of either frees both. */
+  reshape(sizes: readonly number[]): Tensor {
+    const count = checkSizes(sizes, "reshape").reduce((a, b) => a * b, 1);
+    if (count !== this.count) throw new TensorShapeError("E_SHAPE", `reshape: ${this.describe()} has ${this.count} elements; [${sizes.join(", ")}] has ${count}`);
+    return new Tensor(sizes, this.dtype, this.is_meta, this.is_meta ? null : this);
   }
 
   /** Sizes of all dimensions. */

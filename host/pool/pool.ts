@@ -79,7 +79,7 @@ export class Pool {
     const { port1, port2 } = new MessageChannel();
     const init: WorkerInit = {
       index, control: this.controlBuffer, mailboxes: this.mailboxes, memory: hbm().memory, port: port2,
-      replayed: this.libraryIds.size, messagesAtStart: this.messages,
+      replayed: this.libraryIds.size, messagesAtStart: this.messages, seqAtStart: this.seq,
     };
     const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: init, transferList: [port2] });
     worker.unref();

@@ -76,6 +76,8 @@ export interface WorkerInit {
   replayed: number;
   /** C_LIBRARY_MESSAGES when the worker started: broadcasts after that are for it too. */
   messagesAtStart: number;
+  /** C_SEQ when the worker was created: a launch published before the thread is up is still seen as new. */
+  seqAtStart: number;
   port: import("node:worker_threads").MessagePort;
 }
 

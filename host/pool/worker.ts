@@ -129,7 +129,7 @@ function runCore(seq: number, core: number): void {
   }
 }
 
-let seen = Atomics.load(control, C_SEQ);
+let seen = init.seqAtStart;
 for (;;) {
   seen = waitForLaunch(seen);
   if (Atomics.load(control, C_COMMAND) === COMMAND_EXIT) break;

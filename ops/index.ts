@@ -1,0 +1,48 @@
+// The operator libraries gpsimd ships: one explicit list. Each entry names
+// its kernel sources (AssemblyScript) and shape sources (TypeScript, the
+// first one calls NEURON_LIBRARY with the entry's name), as custom_op.load
+// takes them. loadOp builds (or reuses) and loads one of them.
+import path from "node:path";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { custom_op, type Library, type LoadTimeOptions } from "gpsimd";
+
+/** One shipped library. */
+export interface OpLibrary {
+  /** Kernel sources, relative to ops/. */
+  compute: string[];
+  /** Shape sources, relative to ops/; the first calls NEURON_LIBRARY(<entry name>, ...). */
+  shape: string[];
+  multicore: boolean;
+}
+
+/** Every shipped library, by NEURON_LIBRARY name. */
+export const OP_LIBRARIES = {
+  relu_multicore: { compute: ["relu/multicore.ts"], shape: ["relu/register-multicore.ts", "relu/shape.ts"], multicore: true },
+} satisfies Record<string, OpLibrary>;
+
+/** Name of a shipped library. */
+export type OpLibraryName = keyof typeof OP_LIBRARIES;
+
+/** The package's root folder (this file runs from ops/ or dist/ops/). */
+export const PACKAGE_ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function findRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "ops", "index.ts")) && existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`gpsimd: cannot find ops/ above ${from}`);
+  }
+}
+
+/** Where shipped libraries are built. */
+export const OPS_BUILD_DIR = path.join(PACKAGE_ROOT, "build", "out");
+
+/** Builds (unless up to date) and loads a shipped library; it then answers as ops.<name>. */
+export function loadOp(name: OpLibraryName, options: LoadTimeOptions = {}): Library {
+  const entry: OpLibrary = OP_LIBRARIES[name];
+  const from = (files: string[]) => files.map((f) => path.join(PACKAGE_ROOT, "ops", f));
+  return custom_op.load({
+    name, compute_srcs: from(entry.compute), shape_srcs: from(entry.shape), multicore: entry.multicore,
+    build_directory: OPS_BUILD_DIR, ...options,
+  });
+}
