@@ -39,7 +39,7 @@ interface InFlight {
 }
 
 /** How long the main thread spins on completion before it sleeps: empty launches finish well within it. */
-const MAIN_SPIN_MS = 0.05;
+const MAIN_SPIN_MS = Number(process.env.GPSIMD_MAIN_SPIN ?? 0.05);
 
 /** The process's pool of core threads. */
 export class Pool {
@@ -280,6 +280,11 @@ export class Pool {
       const error = new WorkerCrashError("E_WORKER_DIED", `${op}: a core thread died (${cause.message}) while the operator ran; its result is discarded and the threads were restarted`, { op, cause });
       if (launch.settle) launch.settle(error);
     }
+  }
+
+  /** Terminates one worker as if it had crashed (fault-injection tests). */
+  killThreadForTest(index: number): void {
+    void this.workers[index]?.terminate();
   }
 
   /** Stops every worker and starts afresh (lazily, at the next launch). */

@@ -26,7 +26,7 @@ const libraries = new Map<number, WorkerLibrary>();
 let messagesSeen = init.messagesAtStart;
 
 /** Spin this long before parking: a launch that follows soon is picked up in ~µs instead of a futex wake. */
-const SPIN_MS = 2;
+const SPIN_MS = Number(process.env.GPSIMD_WORKER_SPIN ?? 2);
 
 function apply(msg: WorkerMessage): void {
   if (msg.type === "library") {
