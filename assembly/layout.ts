@@ -37,6 +37,7 @@ export const CTX_STAT_PRINTF_CALLS: i32 = 144;
 export const CTX_STATS_END: i32 = 152;
 
 export const CTX_PRINTF_ARGS: i32 = 160;  // printf argument records, PF_MAX_ARGS x 16
+export const CTX_TCM_CLEAN: i32 = 288;    // bitmap, one bit per TCM_GRANULE of the arena: set = holds no poison
 export const CTX_DESC: i32 = 384;          // tensor descriptors, MAX_TENSORS x DESC_BYTES
 export const MAX_TENSORS: i32 = 16;
 export const DESC_BYTES: i32 = 128;
@@ -71,6 +72,7 @@ export const TCM_ALIGN: i32 = 16;
 export const TCM_GUARD_BYTES: i32 = 16;
 export const TCM_GUARD_BYTE: u8 = 0xFD;
 export const TCM_POISON_BYTE: u8 = 0xFF;   // 0xFFFF.. is a NaN in float32, bfloat16 and float16
+export const TCM_GRANULE: i32 = 64;        // bytes per bit of the clean bitmap (TCM_ARENA_BYTES / 64 = 512 bits)
 export const STREAM_CACHE_BYTES: i32 = 4096;
 // TCM block table entry
 export const TCMB_PTR: i32 = 0;            // u32

@@ -4,7 +4,7 @@
 import {
   CTX_TCM_BASE, CTX_TCM_USED, CTX_TCM_NBLOCKS, CTX_TCM_TABLE, CTX_TCM_PEAK, CTX_FREED, CTX_FREED_NEXT,
   MAX_TCM_BLOCKS, MAX_FREED, TCMB_BYTES, TCMB_PTR, TCMB_SIZE, TCMB_KIND, TCMB_SERIAL,
-  TCM_POOL_BYTES, TCM_ARENA_BYTES, TCM_ALIGN, TCM_GUARD_BYTES, TCM_GUARD_BYTE, TCM_POISON_BYTE,
+  TCM_POOL_BYTES, TCM_ARENA_BYTES, TCM_ALIGN, TCM_GUARD_BYTES, TCM_GUARD_BYTE, TCM_POISON_BYTE, TCM_GRANULE, CTX_TCM_CLEAN,
   TD_DATA, TD_NUMEL, TD_FLAGS, TD_DTYPE, TDF_READ_ONLY, TDF_OUTPUT, TDF_KERNEL_OWNED,
   FLAG_POISON, FLAG_LOG_WRITES,
   CTX_STAT_TCM_IN_BYTES, CTX_STAT_TCM_OUT_BYTES, CTX_STAT_TCM_IN_CALLS, CTX_STAT_TCM_OUT_CALLS,
@@ -59,10 +59,57 @@ export function tcm_alloc(nbytes: usize, kind: i32): usize {
   store<i32>(CTX, used + <i32>charge, CTX_TCM_USED);
   if (used + <i32>charge > load<i32>(CTX, CTX_TCM_PEAK)) store<i32>(CTX, used + <i32>charge, CTX_TCM_PEAK);
   if (checks_on()) {
-    if (FLAGS & FLAG_POISON) memory.fill(at, TCM_POISON_BYTE, nbytes);
+    if (FLAGS & FLAG_POISON) {
+      memory.fill(at, TCM_POISON_BYTE, nbytes);
+      set_clean(at, at + nbytes, false);
+    }
     memory.fill(at + nbytes, TCM_GUARD_BYTE, footprint(nbytes) - nbytes);
   }
   return at;
+}
+
+// The clean bitmap: a set bit says its TCM_GRANULE bytes of the arena hold no poison, so copies
+// out of TCM skip scanning them. tensor_to_tcm and clean scans set bits; tcm_malloc clears them.
+// Ranges are handled 64 bits (64 granules, 4 KB) at a time: a 1024-float chunk is one word.
+
+/** Bit index of the granule holding address p. */
+// @ts-ignore: decorator
+@inline function granule(p: usize): usize { return (p - <usize>load<u32>(CTX, CTX_TCM_BASE)) / <usize>TCM_GRANULE; }
+
+/** Bits first..last-1 that fall in word w, as a mask. */
+// @ts-ignore: decorator
+@inline function word_mask(w: usize, first: usize, last: usize): u64 {
+  const lo = max<usize>(first, w << 6) - (w << 6);
+  const hi = min<usize>(last, (w + 1) << 6) - (w << 6);
+  return hi - lo == 64 ? <u64>-1 : ((<u64>1 << <u64>(hi - lo)) - 1) << <u64>lo;
+}
+
+/** Sets (clean = true) or clears bits [first, last) of the bitmap. */
+function mark(first: usize, last: usize, clean: bool): void {
+  if (last <= first) return;
+  for (let w = first >>> 6; w <= (last - 1) >>> 6; w++) {
+    const at = CTX + CTX_TCM_CLEAN + (w << 3);
+    const mask = word_mask(w, first, last);
+    store<u64>(at, clean ? load<u64>(at) | mask : load<u64>(at) & ~mask);
+  }
+}
+
+/** True when every bit in [first, last) is set. */
+function all_clean(first: usize, last: usize): bool {
+  for (let w = first >>> 6; w <= (last - 1) >>> 6; w++) {
+    const mask = word_mask(w, first, last);
+    if ((load<u64>(CTX + CTX_TCM_CLEAN + (w << 3)) & mask) != mask) return false;
+  }
+  return true;
+}
+
+/** Marks the granules wholly inside [start, end) clean, or (clean = false) every granule touched by it as possibly poisoned. */
+function set_clean(start: usize, end: usize, clean: bool): void {
+  if (end <= start) return;
+  const arena = <usize>load<u32>(CTX, CTX_TCM_BASE);
+  const size = <usize>TCM_GRANULE;
+  if (clean) mark((start - arena + size - 1) / size, (end - arena) / size, true);
+  else mark((start - arena) / size, (end - arena + size - 1) / size, false);
 }
 
 let serial: i32 = 0;
@@ -131,22 +178,35 @@ function check_tensor_range(desc: usize, offset: i64, count: i64): void {
   if (offset < 0 || count < 0 || offset + count > numel) fail(E_TENSOR_RANGE, slot_of(desc), <f64>offset, <f64>count, <f64>numel);
 }
 
-/** Fails at the first float element in [ptr, ptr + count) that still holds fresh-TCM poison. */
+/** Fails at the first float element in [ptr, ptr + count) that still holds fresh-TCM poison. Granules known clean are skipped; granules found clean are marked. */
 function check_poison<T>(desc: usize, ptr: usize, count: i64, offset: i64): void {
   if (!is_floating(load<i32>(desc, TD_DTYPE))) return; // integer values cannot be told from poison
   const end = ptr + (<usize>count << alignof<T>());
+  if (end <= ptr || all_clean(granule(ptr), granule(end - 1) + 1)) return; // the common case: copied in, computed in place
+  const arena = <usize>load<u32>(CTX, CTX_TCM_BASE);
+  const size = <usize>TCM_GRANULE;
   let p = ptr;
-  const poison = i32x4.splat(-1);
-  for (; p + 16 <= end; p += 16) {
-    if (v128.any_true(i32x4.eq(v128.load(p), poison)) == 0) continue;
-    break;
+  while (p < end) {
+    const g = granule(p);
+    const granule_start = arena + g * size;
+    // Elements belong to the segment they start in; segments end on the first element boundary past the granule.
+    const segment_end = min(end, ptr + ((granule_start + size - ptr + sizeof<T>() - 1) & ~(sizeof<T>() - 1)));
+    if (!all_clean(g, g + 1)) {
+      scan_poison<T>(desc, ptr, p, segment_end, count, offset);
+      if (p <= granule_start && segment_end >= granule_start + size) set_clean(granule_start, granule_start + size, true);
+    }
+    p = segment_end;
   }
-  for (; p < end; p += sizeof<T>()) {
-    let bad: bool;
-    if (sizeof<T>() == 2) bad = load<u16>(p) == 0xFFFF;
-    else bad = load<u32>(p) == 0xFFFFFFFF;
-    if (bad) fail(E_UNINITIALIZED_TCM, slot_of(desc), <f64>(offset + <i64>((p - ptr) >>> alignof<T>())), <f64>p, <f64>count);
+}
+
+/** Fails at the first poisoned element in [from, to) (elements counted from ptr). */
+function scan_poison<T>(desc: usize, ptr: usize, from: usize, to: usize, count: i64, offset: i64): void {
+  let bad: usize = 0;
+  for (let p = from; p < to; p += sizeof<T>()) {
+    if (sizeof<T>() == 2) { if (load<u16>(p) == 0xFFFF) { bad = p; break; } }
+    else if (load<u32>(p) == 0xFFFFFFFF) { bad = p; break; }
   }
+  if (bad) fail(E_UNINITIALIZED_TCM, slot_of(desc), <f64>(offset + <i64>((bad - ptr) >>> alignof<T>())), <f64>bad, <f64>count);
 }
 
 /** Bulk copies between one tensor and TCM; offsets index the flattened tensor. */
@@ -160,6 +220,7 @@ export class TcmAccessor {
       check_element_type<T>(load<i32>(desc, TD_DTYPE), slot_of(desc));
       check_tensor_range(desc, tensor_offset, num_elem);
       check_in_block(tcm_ptr, bytes, slot_of(desc));
+      if (FLAGS & FLAG_POISON) set_clean(tcm_ptr, tcm_ptr + bytes, true);
       store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_IN_BYTES) + <f64>bytes, CTX_STAT_TCM_IN_BYTES);
       store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_IN_CALLS) + 1, CTX_STAT_TCM_IN_CALLS);
     }

@@ -12,6 +12,7 @@ import {
 } from "./layout.js";
 import { LibraryFormatError } from "./errors.js";
 import type { SourceLocator } from "./source-locator.js";
+import type { KernelSignature } from "../build/signatures.js";
 
 /** Where a kernel runs and how to name what it touches. */
 export interface CoreSite extends ViolationSite {
@@ -20,6 +21,8 @@ export interface CoreSite extends ViolationSite {
   multicore: boolean;
   /** Every core's printf is kept, tagged with its core id (otherwise only core 0's). */
   printAllCores: boolean;
+  /** The kernel that runs: its parameters say which descriptor slots hold the call's tensors. */
+  kernel: KernelSignature;
 }
 
 /** What one kernel run on one core left for the host. */
@@ -106,8 +109,11 @@ export class KernelInstance {
 
   private imports(): WebAssembly.Imports {
     const memory = this.memory;
+    // Extra imports add to the modules (the sanitizer's hooks live in env); they never replace the host's own.
+    const { env: extraEnv, gpsimd: extraGpsimd, ...extraModules } = this.extraImports(this);
     return {
       env: {
+        ...extraEnv,
         memory,
         abort: (msg: number, file: number, line: number, column: number) => {
           const site = this.currentSite();
@@ -120,12 +126,13 @@ export class KernelInstance {
         },
       },
       gpsimd: {
+        ...extraGpsimd,
         fail: (code: number, slot: number, a: number, b: number, c: number) => { throw violationError(code, slot, a, b, c, this.currentSite()); },
         warn: (code: number, slot: number, a: number, b: number, c: number) => { this.warnings.push(violationError(code, slot, a, b, c, this.currentSite()).message); },
         printf: (fmt: number, args: number, nargs: number) => this.printf(fmt, args, nargs),
         drain_write_log: () => this.drainWriteLog(),
       },
-      ...this.extraImports(this),
+      ...extraModules,
     };
   }
 

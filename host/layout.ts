@@ -34,6 +34,7 @@ export const CTX_STAT_STREAM_WRITES = 136;
 export const CTX_STAT_PRINTF_CALLS = 144;
 export const CTX_STATS_END = 152;
 export const CTX_PRINTF_ARGS = 160;  // printf argument records, PF_MAX_ARGS x 16
+export const CTX_TCM_CLEAN = 288;    // bitmap, one bit per TCM_GRANULE of the arena: set = holds no poison
 export const CTX_DESC = 384;          // tensor descriptors, MAX_TENSORS x DESC_BYTES
 export const MAX_TENSORS = 16;
 export const DESC_BYTES = 128;
@@ -68,6 +69,7 @@ export const TCM_ALIGN = 16;
 export const TCM_GUARD_BYTES = 16;
 export const TCM_GUARD_BYTE = 0xFD;
 export const TCM_POISON_BYTE = 0xFF;   // 0xFFFF.. is a NaN in float32, bfloat16 and float16
+export const TCM_GRANULE = 64;        // bytes per bit of the clean bitmap (TCM_ARENA_BYTES / 64 = 512 bits)
 export const STREAM_CACHE_BYTES = 4096;
 export const TCMB_PTR = 0;            // u32
 export const TCMB_SIZE = 4;           // u32, bytes asked for

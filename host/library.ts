@@ -4,7 +4,6 @@
 // (the pool), then show printf output and warnings.
 import { hbm } from "./hbm.js";
 import { Tensor, checkDeviceLimits } from "./tensor.js";
-import { zeros } from "./factories.js";
 import { withShapeContext } from "./shape-context.js";
 import { checkArguments, type CheckedArguments } from "./arguments.js";
 import { coreRegion, HOST_CORE, DEFAULT_HEAP_BYTES } from "./core-regions.js";
@@ -12,6 +11,7 @@ import { prepareCore } from "./descriptors.js";
 import { describeDescriptor } from "./describe.js";
 import { KernelInstance, readRing, type CoreSite } from "./kernel-instance.js";
 import { output } from "./output.js";
+import { sanitizerImports } from "./sanitizer.js";
 import { resolveRuntime, type ResolvedRuntime, type RuntimeOptions } from "./options.js";
 import { GpsimdError, ShapeFunctionError, RegistryError } from "./errors.js";
 import { relocateCode, relocateData } from "../build/relocate.js";
@@ -79,14 +79,14 @@ export class Library {
     readonly cores: number,
     /** Worker threads that run this library's cores. */
     readonly threads: number,
-    private readonly pool: Pool | null,
+    /** The core threads (started on first use): multicore calls, and async calls of any library. */
+    private readonly pool: () => Pool,
   ) {
     this.settings = settings;
     for (const d of definitions) {
       const kernel = manifest.kernels.find((k) => k.name === d.kernel)!;
       this.ops.set(d.op, { qualifiedName: `${namespace}::${d.op}`, definition: d, kernel });
     }
-    pool?.register(this);
   }
 
   /** True when every function runs on all cores. */
@@ -130,7 +130,8 @@ export class Library {
       throw new ShapeFunctionError("E_SHAPE_FN_RESULT", `shape function of ${op.qualifiedName} returned ${shaped === undefined ? "undefined" : typeof shaped}; it must return a tensor of the output's shape and dtype, e.g. zeros(t_in.sizes(), kFloat)`, { op: op.qualifiedName });
     }
     checkDeviceLimits(shaped, `${op.qualifiedName}: the output from the shape function`, op.qualifiedName);
-    return zeros(shaped.sizes(), shaped.dtype);
+    // As on the device, the shape function gives only the shape and dtype: the output is not initialised.
+    return new Tensor(shaped.sizes(), shaped.dtype);
   }
 
   /** Calls operator `name` and returns its output (blocks until every core is done). */
@@ -139,7 +140,7 @@ export class Library {
     const checked = checkArguments(op.qualifiedName, op.kernel, args);
     const out = this.makeOutput(op, args);
     try {
-      if (this.multicore) this.pool!.launchSync(this.launchRequest(op, checked, out));
+      if (this.multicore) this.pool().launchSync(this.launchRequest(op, checked, out));
       else this.runOnHost(op, checked, out);
       return out;
     } catch (e) {
@@ -148,13 +149,16 @@ export class Library {
     }
   }
 
+  /** Whether the core threads have this library (they get it at its first launch there). */
+  pooled = false;
+
   /** Calls operator `name` without blocking the event loop; the kernel runs on worker threads. */
   async callAsync(name: string, args: unknown[]): Promise<Tensor> {
     const op = this.operator(name);
     const checked = checkArguments(op.qualifiedName, op.kernel, args);
     const out = this.makeOutput(op, args);
     try {
-      await this.pool!.launchAsync(this.launchRequest(op, checked, out));
+      await this.pool().launchAsync(this.launchRequest(op, checked, out));
       return out;
     } catch (e) {
       out.dispose();
@@ -172,9 +176,11 @@ export class Library {
     const view = new DataView(hbm().memory.buffer);
     const { argDescs, outputDesc } = prepareCore(view, region.ctx, 0, 1, this.flags(), checked.tensors, out);
     const raw = checked.scalars.map((s, i) => s ?? argDescs[i]!);
-    this.hostInstance ??= new KernelInstance(this.placed.module, hbm().memory, this.placed.locator);
+    this.hostInstance ??= new KernelInstance(this.placed.module, hbm().memory, this.placed.locator, this.manifest.sanitize
+      ? sanitizerImports({ memory: hbm().memory, staticBase: this.placed.staticBase, staticBytes: this.placed.staticBytes })
+      : undefined);
     const site: CoreSite = {
-      op: op.qualifiedName, core: 0, ctx: region.ctx, multicore: false, printAllCores: false,
+      op: op.qualifiedName, core: 0, ctx: region.ctx, multicore: false, printAllCores: false, kernel: op.kernel,
       tensorName: (slot) => describeDescriptor(new DataView(hbm().memory.buffer), region.ctx, slot, op.kernel), tcmBase: view.getUint32(region.ctx + CTX_TCM_BASE, true),
     };
     const outcome = this.hostInstance.run(site, op.kernel.name, raw);
@@ -186,7 +192,7 @@ export class Library {
   unload(): void {
     if (this.unloaded) return;
     this.unloaded = true;
-    this.pool?.forget(this);
+    if (this.pooled) this.pool().forget(this);
     hbm().release(this.placed.staticBase);
   }
 

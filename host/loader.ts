@@ -143,7 +143,7 @@ function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions
   const placed = placeModule(parts);
   let library: Library;
   try {
-    library = new Library(defs.lib, file, manifest, placed, defs.defs, runtime, cores, threads, manifest.multicore ? corePool() : null);
+    library = new Library(defs.lib, file, manifest, placed, defs.defs, runtime, cores, threads, corePool);
   } catch (e) {
     hbm().release(placed.staticBase);
     throw e;

@@ -111,6 +111,7 @@ export class Pool {
   /** Makes a library's module available to the workers (existing ones by message, new ones at start). */
   register(library: Library): void {
     if (this.libraryIds.has(library)) return;
+    library.pooled = true;
     const id = this.nextLibraryId++;
     this.libraryIds.set(library, id);
     this.broadcast(libraryMessage(library, id));
@@ -121,6 +122,7 @@ export class Pool {
     const id = this.libraryIds.get(library);
     if (id === undefined) return;
     this.libraryIds.delete(library);
+    library.pooled = false;
     this.broadcast({ type: "forget", id });
   }
 
@@ -145,6 +147,7 @@ export class Pool {
   /** Writes the launch into shared memory and wakes the workers. */
   private publish(request: LaunchRequest, settle: InFlight["settle"]): InFlight {
     const lib = request.library;
+    this.register(lib);
     const cores = lib.cores;
     const threads = lib.threads;
     this.ensureThreads(threads);
@@ -318,6 +321,7 @@ function libraryMessage(library: Library, id: number): WorkerMessage {
     type: "library", id, module: library.placed.module,
     ops: [...library.ops.values()].map((o) => ({ name: o.qualifiedName, kernel: o.kernel })),
     sourceMap: library.placed.sourceMap, offsetMap: library.placed.offsetMap, code: library.placed.code,
+    staticBase: library.placed.staticBase, staticBytes: library.placed.staticBytes,
   };
 }
 

@@ -63,7 +63,7 @@ export interface WorkerOp { name: string; kernel: KernelSignature; }
 
 /** Messages to workers (received with receiveMessageOnPort). */
 export type WorkerMessage =
-  | { type: "library"; id: number; module: WebAssembly.Module; ops: WorkerOp[]; sourceMap: string; offsetMap: Uint32Array; code: Uint8Array }
+  | { type: "library"; id: number; module: WebAssembly.Module; ops: WorkerOp[]; sourceMap: string; offsetMap: Uint32Array; code: Uint8Array; staticBase: number; staticBytes: number }
   | { type: "forget"; id: number };
 
 /** What a worker is started with. */

@@ -7,7 +7,8 @@ import { KernelInstance, type CoreSite } from "../kernel-instance.js";
 import { createSourceLocator } from "../source-locator.js";
 import { errorToData } from "../errors.js";
 import { describeDescriptor } from "../describe.js";
-import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, CTX_FLAGS } from "../layout.js";
+import { sanitizerImports, isSanitized, type CoreBlock } from "../sanitizer.js";
+import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, CTX_FLAGS } from "../layout.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
   C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, COMMAND_EXIT, STATUS_RUNNING, STATUS_OK, STATUS_REPORT,
@@ -31,10 +32,22 @@ const SPIN_MS = Number(process.env.GPSIMD_WORKER_SPIN ?? 2);
 function apply(msg: WorkerMessage): void {
   if (msg.type === "library") {
     const locator = msg.sourceMap ? createSourceLocator(msg.sourceMap, msg.offsetMap, msg.code) : null;
-    libraries.set(msg.id, { instance: new KernelInstance(msg.module, init.memory, locator), ops: msg.ops });
+    const sanitizer = isSanitized(msg.module)
+      ? sanitizerImports({ memory: init.memory, staticBase: msg.staticBase, staticBytes: msg.staticBytes, template: () => Atomics.load(control, C_TEMPLATE) >>> 0, coreBlocks })
+      : undefined;
+    libraries.set(msg.id, { instance: new KernelInstance(msg.module, init.memory, locator, sanitizer), ops: msg.ops });
   } else {
     libraries.delete(msg.id);
   }
+}
+
+/** Every core's private block in the launch in progress (the sanitizer names them in its messages). */
+function coreBlocks(): CoreBlock[] {
+  const view = new DataView(init.memory.buffer);
+  return Array.from({ length: Atomics.load(control, C_NCORES) }, (_, core) => {
+    const start = Atomics.load(control, C_CONTEXTS + core) >>> 0;
+    return { core, start, end: view.getUint32(start + CTX_HEAP_END, true) };
+  });
 }
 
 /** Receives the library messages broadcast since the last launch (posted before they were counted). */
@@ -107,7 +120,7 @@ function runCore(seq: number, core: number): void {
     const args = op.kernel.params.map((p, i) =>
       p.kind === "tensor" ? ctx + CTX_DESC + i * DESC_BYTES : p.kind === "i64" ? scalarsI64[i] : scalarsF64[i]);
     const site: CoreSite = {
-      op: op.name, core, ctx, multicore: (flags & FLAG_MULTICORE) !== 0, printAllCores: (flags & FLAG_PRINT_ALL_CORES) !== 0,
+      op: op.name, core, ctx, multicore: (flags & FLAG_MULTICORE) !== 0, printAllCores: (flags & FLAG_PRINT_ALL_CORES) !== 0, kernel: op.kernel,
       tcmBase: view.getUint32(ctx + CTX_TCM_BASE, true),
       tensorName: (slot) => describeDescriptor(new DataView(init.memory.buffer), ctx, slot, op.kernel),
     };
