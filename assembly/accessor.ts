@@ -13,6 +13,7 @@ import { E_ACCESSOR_INDEX, E_ACCESSOR_RANK, E_READ_ONLY, E_MULTICORE_ACCESSOR, E
 import { CTX, checks_on, is_multicore, fail, slot_of } from "./core";
 import { check_element_type } from "./dtype";
 import { check_coherence } from "./coherence";
+import { log_output_write } from "./writelog";
 
 /** Opens an element-wise accessor on the tensor described at desc; rank 0 means any rank (flat indexing). */
 export function open_elementwise<T>(desc: usize, rank: i32): usize {
@@ -45,6 +46,7 @@ export function open_elementwise<T>(desc: usize, rank: i32): usize {
     if (<u64>i >= <u64>load<i64>(desc, TD_NUMEL)) fail(E_ACCESSOR_INDEX, slot_of(desc), <f64>i, <f64>load<i64>(desc, TD_NUMEL), -1);
     count(CTX_STAT_ELEM_WRITES);
   }
+  log_output_write(desc, <u32>i, <u32>i + 1);
   store<T>(<usize>load<u32>(desc, TD_DATA) + (<usize>i << alignof<T>()), value);
 }
 

@@ -13,6 +13,7 @@ import { CTX, checks_on, is_multicore, fail, slot_of } from "./core";
 import { check_element_type } from "./dtype";
 import { check_coherence } from "./coherence";
 import { tcm_alloc, release } from "./tcm";
+import { log_output_write } from "./writelog";
 
 function open_stream<T>(desc: usize, kind: i32): usize {
   if (is_multicore()) fail(E_MULTICORE_ACCESSOR, slot_of(desc), kind, 0, 0);
@@ -77,8 +78,9 @@ function flush<T>(s: usize): void {
   const fill = load<u32>(s, ST_FILL);
   if (fill == 0) return;
   const desc = <usize>load<u32>(s, ST_DESC);
-  const dst = <usize>load<u32>(desc, TD_DATA) + (<usize>load<u32>(s, ST_BASE) << alignof<T>());
-  memory.copy(dst, <usize>load<u32>(s, ST_CACHE), <usize>fill << alignof<T>());
+  const base = load<u32>(s, ST_BASE);
+  log_output_write(desc, base, base + fill);
+  memory.copy(<usize>load<u32>(desc, TD_DATA) + (<usize>base << alignof<T>()), <usize>load<u32>(s, ST_CACHE), <usize>fill << alignof<T>());
   store<u32>(s, load<u32>(s, ST_BASE) + fill, ST_BASE);
   store<u32>(s, 0, ST_FILL);
 }
@@ -131,7 +133,11 @@ export class WriteStreamAccessor<T> {
     }
     store<u32>(s, pos + 1, ST_POS);
     const cache = <usize>load<u32>(s, ST_CACHE);
-    if (cache == 0) { store<T>(<usize>load<u32>(desc, TD_DATA) + (<usize>pos << alignof<T>()), value); return; }
+    if (cache == 0) {
+      log_output_write(desc, pos, pos + 1);
+      store<T>(<usize>load<u32>(desc, TD_DATA) + (<usize>pos << alignof<T>()), value);
+      return;
+    }
     const fill = load<u32>(s, ST_FILL);
     store<T>(cache + (<usize>fill << alignof<T>()), value);
     store<u32>(s, fill + 1, ST_FILL);

@@ -6,7 +6,7 @@ import {
   MAX_TCM_BLOCKS, MAX_FREED, TCMB_BYTES, TCMB_PTR, TCMB_SIZE, TCMB_KIND, TCMB_SERIAL,
   TCM_POOL_BYTES, TCM_ARENA_BYTES, TCM_ALIGN, TCM_GUARD_BYTES, TCM_GUARD_BYTE, TCM_POISON_BYTE, TCM_GRANULE, CTX_TCM_CLEAN,
   TD_DATA, TD_NUMEL, TD_FLAGS, TD_DTYPE, TDF_READ_ONLY, TDF_OUTPUT, TDF_KERNEL_OWNED,
-  FLAG_POISON, FLAG_LOG_WRITES,
+  FLAG_POISON,
   CTX_STAT_TCM_IN_BYTES, CTX_STAT_TCM_OUT_BYTES, CTX_STAT_TCM_IN_CALLS, CTX_STAT_TCM_OUT_CALLS,
 } from "./layout";
 import {
@@ -15,7 +15,7 @@ import {
 } from "./errors";
 import { CTX, FLAGS, checks_on, is_multicore, fail, slot_of } from "./core";
 import { check_element_type, is_floating } from "./dtype";
-import { log_write } from "./writelog";
+import { log_output_write } from "./writelog";
 
 /** Slot value for reports that concern no tensor. */
 const NO_TENSOR: i32 = -3;
@@ -242,7 +242,7 @@ export class TcmAccessor {
       store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_OUT_BYTES) + <f64>bytes, CTX_STAT_TCM_OUT_BYTES);
       store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_OUT_CALLS) + 1, CTX_STAT_TCM_OUT_CALLS);
     }
-    if ((FLAGS & FLAG_LOG_WRITES) && (load<i32>(desc, TD_FLAGS) & TDF_OUTPUT)) log_write(<u32>tensor_offset, <u32>(tensor_offset + num_elem));
+    log_output_write(desc, <u32>tensor_offset, <u32>(tensor_offset + num_elem));
     memory.copy(<usize>load<u32>(desc, TD_DATA) + (<usize>tensor_offset << alignof<T>()), tcm_ptr, bytes);
   }
 }

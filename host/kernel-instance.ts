@@ -93,6 +93,7 @@ export class KernelInstance {
   private enter!: (ctx: number) => void;
   private enterFrom!: (ctx: number, template: number, core: number) => void;
   private exit!: () => number;
+  private runStart: (() => void) | null = null;
 
   constructor(
     private readonly module: WebAssembly.Module,
@@ -105,6 +106,11 @@ export class KernelInstance {
   currentSite(): CoreSite {
     if (!this.site) throw new Error("no kernel is running");
     return this.site;
+  }
+
+  /** Sets what runs at the start of every run, before the core enters (extra imports reset their per-run state here). */
+  onRunStart(hook: () => void): void {
+    this.runStart = hook;
   }
 
   private imports(): WebAssembly.Imports {
@@ -193,6 +199,7 @@ export class KernelInstance {
     this.warnings = [];
     this.writes = [];
     this.dropped = 0;
+    this.runStart?.();
     try {
       if (template) this.enterFrom(site.ctx, template, site.core);
       else this.enter(site.ctx);

@@ -13,7 +13,7 @@ import { KernelInstance, readRing, type CoreSite } from "./kernel-instance.js";
 import { output } from "./output.js";
 import { sanitizerImports } from "./sanitizer.js";
 import { resolveRuntime, type ResolvedRuntime, type RuntimeOptions } from "./options.js";
-import { GpsimdError, ShapeFunctionError, RegistryError } from "./errors.js";
+import { GpsimdError, ShapeFunctionError, RegistryError, CrossCoreWriteError, UnwrittenOutputError } from "./errors.js";
 import { relocateCode, relocateData } from "../build/relocate.js";
 import { createSourceLocator } from "./source-locator.js";
 import type { SourceLocator } from "./source-locator.js";
@@ -22,8 +22,9 @@ import type { KernelSignature } from "../build/signatures.js";
 import type { OpDefinition } from "./registry.js";
 import {
   FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_PRINT_ALL_CORES,
-  TD_DATA, TD_DTYPE, TD_NUMEL, CTX_TCM_BASE,
+  TD_DATA, TD_DTYPE, TD_NUMEL, CTX_TCM_BASE, CTX_WLOG, CTX_WLOG_COUNT,
 } from "./layout.js";
+import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "./cross-core.js";
 import { dtypeInfo } from "./dtype.js";
 import type { Pool, LaunchRequest } from "./pool/pool.js";
 
@@ -104,7 +105,7 @@ export class Library {
   flags(): number {
     const s = this.settings;
     return (s.checks ? FLAG_CHECKS | FLAG_POISON : 0) | (s.leak_is_error ? FLAG_LEAK_IS_ERROR : 0)
-      | (this.multicore ? FLAG_MULTICORE : 0) | (this.multicore && s.cross_core_checks ? FLAG_LOG_WRITES : 0)
+      | (this.multicore ? FLAG_MULTICORE : 0) | ((this.multicore ? s.cross_core_checks : s.checks) ? FLAG_LOG_WRITES : 0)
       | (s.print_all_cores ? FLAG_PRINT_ALL_CORES : 0);
   }
 
@@ -184,8 +185,9 @@ export class Library {
       tensorName: (slot) => describeDescriptor(new DataView(hbm().memory.buffer), region.ctx, slot, op.kernel), tcmBase: view.getUint32(region.ctx + CTX_TCM_BASE, true),
     };
     const outcome = this.hostInstance.run(site, op.kernel.name, raw);
-    if (outcome.returned !== 0 && outcome.returned !== outputDesc) copyReturned(op, outcome.returned, out);
     showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: outcome.warnings, dropped: 0 }]);
+    if (outcome.returned !== 0 && outcome.returned !== outputDesc) copyReturned(op, outcome.returned, out);
+    else if (this.flags() & FLAG_LOG_WRITES) checkCoverage(op, [{ core: 0, intervals: [...outcome.writes, ...writeLog(view, region.ctx)] }], out, false);
   }
 
   /** Stops using the library: its operators fail from now on and its memory is freed. */
@@ -210,6 +212,32 @@ export function copyReturned(op: Operator, desc: number, out: Tensor): void {
     throw new ShapeFunctionError("E_RETURN_MISMATCH", `${op.qualifiedName}: the kernel returned ${dtypeInfo(dtype).name} with ${numel} elements, but the shape function declared ${out.describe()}; make them agree (or write into get_dst_tensor())`, { op: op.qualifiedName });
   }
   hbm().bytes().copyWithin(out.address, data, data + numel * dtypeInfo(dtype).bytes);
+}
+
+/** The intervals still in a core's write log, as [start, end, ...]. */
+export function writeLog(view: DataView, ctx: number): number[] {
+  const out: number[] = [];
+  const n = view.getInt32(ctx + CTX_WLOG_COUNT, true);
+  for (let i = 0; i < n; i++) out.push(view.getUint32(ctx + CTX_WLOG + 8 * i, true), view.getUint32(ctx + CTX_WLOG + 8 * i + 4, true));
+  return out;
+}
+
+/** Fails if output elements were written by two cores or by none. */
+export function checkCoverage(op: Operator, writes: CoreWrites[], out: Tensor, multicore: boolean): void {
+  const f = checkCrossCore(writes, out.numel());
+  const name = op.qualifiedName;
+  if (f.overlaps.length) {
+    const o = f.overlaps[0];
+    throw new CrossCoreWriteError("E_CROSS_CORE_OVERLAP", `${name}: cores ${o.cores[0]} and ${o.cores[1]} both wrote output elements [${o.start}, ${o.end}) of ${out.describe()}; each core must write a disjoint part of get_dst_tensor()${f.overlaps.slice(1).map((x) => `\nalso: cores ${x.cores[0]} and ${x.cores[1]} both wrote [${x.start}, ${x.end})`).join("")}${f.unwritten ? `\nalso: ${describeGaps(f, multicore)}` : ""}`, { op: name, core: o.cores[1], details: { overlaps: f.overlaps, gaps: f.gaps, unwritten: f.unwritten } });
+  }
+  if (f.unwritten) {
+    throw new UnwrittenOutputError("E_UNWRITTEN_OUTPUT", `${name}: ${describeGaps(f, multicore)} of ${out.describe()}; ${multicore ? "every element of get_dst_tensor() must be written by exactly one core" : "the output is not initialised (as on the device): the kernel must write every element of get_dst_tensor()"}`, { op: name, details: { gaps: f.gaps, unwritten: f.unwritten } });
+  }
+}
+
+/** "3 output elements were written by no core: [5, 8)" */
+export function describeGaps(f: CrossCoreFindings, multicore: boolean): string {
+  return `${f.unwritten} output element${f.unwritten === 1 ? " was" : "s were"} ${multicore ? "written by no core" : "never written"}: ${f.gaps.map(([a, b]) => `[${a}, ${b})`).join(", ")}${f.gaps.length >= 8 ? ", ..." : ""}`;
 }
 
 /** What one core left to show: its printf ring and warnings. */

@@ -11,6 +11,7 @@ import {
   CTX_HEADER_BYTES, CTX_HEAP_END, CTX_DST, CTX_DESC, DESC_BYTES, MAX_TENSORS,
   TD_DATA, TD_DTYPE, TD_NUMEL, TD_FLAGS, TD_SLOT, TDF_READ_ONLY,
 } from "./layout.js";
+import { FastPath } from "./sanitizer-fast-path.js";
 import type { KernelInstance, CoreSite } from "./kernel-instance.js";
 
 /** Addresses below this are the null page: device memory never hands them out. */
@@ -51,55 +52,56 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** Checks one kernel instance's loads and stores against the regions of the run in progress. */
 class Sanitizer {
-  /** The site the regions were computed for (null: none yet, or no kernel running). */
+  /** The per-access check, in wasm; it calls miss() for what its blocks do not accept. */
+  readonly fast: FastPath;
+  /** The site the regions were computed for (null: no kernel running, as in module start code). */
   private site: CoreSite | null = null;
-  private computed = false;
+  /** A run started since the regions were computed. */
+  private stale = true;
   private regions: Region[] = [];
-  // The private block and the static block, unpacked for the common case.
-  private privLo = 0; private privHi = 0;
-  private statLo: number; private statHi: number;
-  // The region that last matched, checked next.
-  private hitLo = 0; private hitHi = 0; private hitWritable = false;
 
   constructor(private readonly instance: KernelInstance, private readonly scope: SanitizerScope) {
-    this.statLo = scope.staticBase;
-    this.statHi = scope.staticBase + scope.staticBytes;
+    this.fast = new FastPath((addr, offset, bytes, store) => this.miss(addr, offset, bytes, store !== 0));
+    instance.onRunStart(() => {
+      this.stale = true;
+      this.fast.clear();
+    });
   }
 
-  /** Checks an access of `bytes` bytes at addr + offset; returns addr (the instrumented code accesses what this returns). */
-  check(addr: number, offset: number, bytes: number, store: boolean): number {
+  /** An access the fast path did not accept: (re)computes the regions if a run started, then checks them all. Returns addr. */
+  private miss(addr: number, offset: number, bytes: number, store: boolean): number {
     const site = this.runningSite();
-    if (site !== this.site || !this.computed) this.compute(site);
+    if (this.stale || site !== this.site) this.compute(site);
     const a = (addr >>> 0) + (offset >>> 0);
     const e = a + bytes;
-    if (a >= this.privLo && e <= this.privHi) return addr;
-    if (a >= this.statLo && e <= this.statHi) return addr;
-    if (a >= this.hitLo && e <= this.hitHi && (this.hitWritable || !store)) return addr;
-    return this.checkRegions(addr, a, bytes, store);
+    for (const r of this.regions) {
+      if (a >= r.start && e <= r.end) {
+        if (store && !r.writable) throw this.error(a, bytes, store, `is inside ${r.what()}${r.input ? ", an input: inputs are read-only" : ", which is read-only"}`, "E_SANITIZE_READ_ONLY");
+        this.fast.accept(store ? "write" : "read", r.start, r.end); // the next access is likely nearby
+        return addr;
+      }
+    }
+    throw this.error(a, bytes, store, this.whatIsAt(a, e), "E_SANITIZE");
   }
 
   private runningSite(): CoreSite | null {
     try { return this.instance.currentSite(); } catch { return null; }
   }
 
-  /** The regions of the run at `site`: read once, at its first access. */
+  /** The regions of the run at `site`: read once, at its first access, and handed to the fast path. */
   private compute(site: CoreSite | null): void {
     this.site = site;
-    this.computed = true;
-    this.hitLo = this.hitHi = 0;
-    const staticRegion: Region = { start: this.statLo, end: this.statHi, writable: true, input: false, what: () => "the library's static data" };
-    if (!site) {
-      // Module start code runs before any kernel: it may touch only static data.
-      this.privLo = this.privHi = 0;
-      this.regions = [staticRegion];
-      return;
-    }
+    this.stale = false;
+    this.fast.clear();
+    const { staticBase, staticBytes } = this.scope;
+    this.fast.accept("static", staticBase, staticBase + staticBytes);
+    this.regions = [{ start: staticBase, end: staticBase + staticBytes, writable: true, input: false, what: () => "the library's static data" }];
+    if (!site) return; // module start code runs before any kernel: it may touch only static data
     const view = new DataView(this.scope.memory.buffer);
     const heapEnd = view.getUint32(site.ctx + CTX_HEAP_END, true);
-    this.privLo = site.ctx;
-    this.privHi = heapEnd > site.ctx ? heapEnd : site.ctx + CTX_HEADER_BYTES;
-    const priv: Region = { start: this.privLo, end: this.privHi, writable: true, input: false, what: () => `core ${site.core}'s private memory (context block, TCM, printf ring, kernel heap)` };
-    this.regions = [priv, staticRegion];
+    const privateEnd = heapEnd > site.ctx ? heapEnd : site.ctx + CTX_HEADER_BYTES;
+    this.fast.accept("private", site.ctx, privateEnd);
+    this.regions.unshift({ start: site.ctx, end: privateEnd, writable: true, input: false, what: () => `core ${site.core}'s private memory (context block, TCM, printf ring, kernel heap)` });
     const template = this.scope.template?.(site) ?? 0;
     if (template) this.regions.push({ start: template, end: template + TEMPLATE_BYTES, writable: false, input: false, what: () => "the launch's template context" });
     // The argument slots that hold tensors, then the output (CTX_DST); other descriptors may be left from earlier calls.
@@ -117,26 +119,13 @@ class Sanitizer {
     }
   }
 
-  /** The slow path: the call's tensors (and the template), then the error. */
-  private checkRegions(addr: number, a: number, bytes: number, store: boolean): number {
-    const e = a + bytes;
-    for (const r of this.regions) {
-      if (a >= r.start && e <= r.end && r.start < r.end) {
-        if (store && !r.writable) throw this.error(a, bytes, store, `is inside ${r.what()}${r.input ? ", an input: inputs are read-only" : ", which is read-only"}`, "E_SANITIZE_READ_ONLY");
-        this.hitLo = r.start; this.hitHi = r.end; this.hitWritable = r.writable;
-        return addr;
-      }
-    }
-    throw this.error(a, bytes, store, this.whatIsAt(a, e), "E_SANITIZE");
-  }
-
   /** What an address the kernel may not reach is. */
   private whatIsAt(a: number, e: number): string {
     if (a < NULL_PAGE_END) return "is in the null page (below 0x10000), as through a null or uninitialised pointer";
     const partly = this.regions.find((r) => a < r.end && e > r.start);
     if (partly) return `reaches outside ${partly.what()} ${span(partly)}`;
     if (e > this.scope.memory.buffer.byteLength) return `is past the end of device memory (${hex(this.scope.memory.buffer.byteLength)})`;
-    const other = this.scope.coreBlocks?.().find((b) => a >= b.start && a < b.end && b.start !== this.privLo);
+    const other = this.scope.coreBlocks?.().find((b) => a >= b.start && a < b.end && b.start !== this.site?.ctx);
     if (other) return `is inside core ${other.core}'s private memory ${span(other)}`;
     return "is inside no tensor of this call (another tensor, another library's data or free device memory)";
   }
@@ -153,20 +142,17 @@ class Sanitizer {
   }
 }
 
-/** The value hooks of the instrumentation: the value passes through unchanged. */
-const passValue = (_id: number, value: number | bigint) => value;
-
 /** The imports a sanitize-mode module needs (for KernelInstance's extraImports). */
 export function sanitizerImports(scope: SanitizerScope): (instance: KernelInstance) => Record<string, Record<string, WebAssembly.ImportValue>> {
   return (instance) => {
-    const s = new Sanitizer(instance, scope);
+    const { hooks } = new Sanitizer(instance, scope).fast;
     return {
       env: {
-        load_ptr: (_id: number, bytes: number, offset: number, addr: number) => s.check(addr, offset, bytes, false),
-        store_ptr: (_id: number, bytes: number, offset: number, addr: number) => s.check(addr, offset, bytes, true),
-        load_val_i32: passValue, load_val_i64: passValue, load_val_f32: passValue, load_val_f64: passValue,
-        store_val_i32: passValue, store_val_i64: passValue, store_val_f32: passValue, store_val_f64: passValue,
-        memory_grow_pre: passValue, memory_grow_post: passValue,
+        load_ptr: hooks.load_ptr, store_ptr: hooks.store_ptr,
+        load_val_i32: hooks.val_i32, load_val_i64: hooks.val_i64, load_val_f32: hooks.val_f32, load_val_f64: hooks.val_f64,
+        store_val_i32: hooks.val_i32, store_val_i64: hooks.val_i64, store_val_f32: hooks.val_f32, store_val_f64: hooks.val_f64,
+        // (id, delta) -> delta and (id, result) -> result: growing memory is not a load or store.
+        memory_grow_pre: hooks.val_i32, memory_grow_post: hooks.val_i32,
       },
     };
   };

@@ -6,10 +6,10 @@ import { Worker, MessageChannel, type MessagePort } from "node:worker_threads";
 import { hbm } from "../hbm.js";
 import { coreRegion, DEFAULT_HEAP_BYTES } from "../core-regions.js";
 import { prepareCore } from "../descriptors.js";
-import { errorFromData, GpsimdError, KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError } from "../errors.js";
-import { showCoreOutput, type Library, type Operator, type CoreReport } from "../library.js";
-import { checkCrossCore, type CoreWrites } from "../cross-core.js";
-import { CTX_WLOG, CTX_WLOG_COUNT, CTX_DESC, DESC_BYTES, FLAG_LOG_WRITES } from "../layout.js";
+import { errorFromData, GpsimdError, KernelTimeoutError, WorkerCrashError } from "../errors.js";
+import { showCoreOutput, copyReturned, checkCoverage, describeGaps, writeLog, type Library, type Operator, type CoreReport } from "../library.js";
+import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../cross-core.js";
+import { CTX_DESC, DESC_BYTES, FLAG_LOG_WRITES } from "../layout.js";
 import type { CheckedArguments } from "../arguments.js";
 import type { Tensor } from "../tensor.js";
 import {
@@ -229,35 +229,31 @@ export class Pool {
     const reports: CoreReport[] = [];
     const writes: CoreWrites[] = [];
     let writesLost = false;
+    let returned = 0; // a single-core kernel's own result tensor, to copy into the output
     for (let k = 0; k < lib.cores; k++) {
       const status = Atomics.load(this.control, C_STATUS + k);
       const ctx = Atomics.load(this.control, C_CONTEXTS + k) >>> 0;
       const data: CoreReportData & { writesLost?: boolean } = status === STATUS_REPORT || status === STATUS_ERROR ? readMailbox(this.mailboxes, k) : { warnings: [], writes: [], dropped: 0 };
       if (data.error) errors.push(errorFromData(data.error));
+      if (data.returned) returned = data.returned;
       writesLost ||= !!data.writesLost;
       reports.push({ core: k, ctx, warnings: data.warnings, dropped: data.dropped });
-      const intervals = [...data.writes];
-      const n = view.getInt32(ctx + CTX_WLOG_COUNT, true);
-      for (let i = 0; i < n; i++) intervals.push(view.getUint32(ctx + CTX_WLOG + 8 * i, true), view.getUint32(ctx + CTX_WLOG + 8 * i + 4, true));
-      writes.push({ core: k, intervals });
+      writes.push({ core: k, intervals: [...data.writes, ...writeLog(view, ctx)] });
     }
     showCoreOutput(op.qualifiedName, reports);
-    const crossCore = (request.flags & FLAG_LOG_WRITES) !== 0 && !writesLost;
-    const findings = crossCore ? checkCrossCore(writes, request.output.numel()) : null;
+    const checkWrites = (request.flags & FLAG_LOG_WRITES) !== 0 && !writesLost;
     if (errors.length) {
       const first = errors[0];
       const notes: string[] = errors.slice(1).map((e) => `also: ${e.message}`);
-      if (findings && (findings.overlaps.length || findings.unwritten)) notes.push(`cross-core check of what the cores wrote before failing: ${describeFindings(findings)}`);
+      if (checkWrites && lib.multicore) {
+        const f = checkCrossCore(writes, request.output.numel());
+        if (f.overlaps.length || f.unwritten) notes.push(`cross-core check of what the cores wrote before the failure: ${describeFindings(f)}`);
+      }
       if (notes.length) throw new (first.constructor as new (c: string, m: string, x: object) => GpsimdError)(first.code, `${first.message}\n${notes.join("\n")}`, { op: first.op, core: first.core, details: { ...first.details, failedCores: errors.map((e) => e.core) } });
       throw first;
     }
-    if (findings?.overlaps.length) {
-      const o = findings.overlaps[0];
-      throw new CrossCoreWriteError("E_CROSS_CORE_OVERLAP", `${op.qualifiedName}: cores ${o.cores[0]} and ${o.cores[1]} both wrote output elements [${o.start}, ${o.end}) of ${request.output.describe()}; each core must write a disjoint part of get_dst_tensor()${findings.overlaps.length > 1 ? `\n${findings.overlaps.slice(1).map((x) => `also: cores ${x.cores[0]} and ${x.cores[1]} both wrote [${x.start}, ${x.end})`).join("\n")}` : ""}${findings.unwritten ? `\nalso: ${describeGaps(findings)}` : ""}`, { op: op.qualifiedName, core: o.cores[1], details: { overlaps: findings.overlaps, gaps: findings.gaps, unwritten: findings.unwritten } });
-    }
-    if (findings?.unwritten) {
-      throw new UnwrittenOutputError("E_UNWRITTEN_OUTPUT", `${op.qualifiedName}: ${describeGaps(findings)} of ${request.output.describe()}; every element of get_dst_tensor() must be written by exactly one core`, { op: op.qualifiedName, details: { gaps: findings.gaps, unwritten: findings.unwritten } });
-    }
+    if (returned) copyReturned(op, returned, request.output);
+    else if (checkWrites) checkCoverage(op, writes, request.output, lib.multicore);
   }
 
   /** A launch ran past its deadline: the threads are rebuilt (a runaway kernel cannot be stopped otherwise). */
@@ -331,13 +327,9 @@ function readMailbox(buffer: SharedArrayBuffer, core: number): CoreReportData & 
   return JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, at + 4, length).slice()));
 }
 
-function describeGaps(f: { gaps: [number, number][]; unwritten: number }): string {
-  return `${f.unwritten} output element${f.unwritten === 1 ? " was" : "s were"} written by no core: ${f.gaps.map(([a, b]) => `[${a}, ${b})`).join(", ")}${f.gaps.length < f.unwritten && f.gaps.length >= 8 ? ", ..." : ""}`;
-}
-
-function describeFindings(f: ReturnType<typeof checkCrossCore>): string {
+function describeFindings(f: CrossCoreFindings): string {
   const parts = f.overlaps.map((o) => `cores ${o.cores[0]} and ${o.cores[1]} both wrote [${o.start}, ${o.end})`);
-  if (f.unwritten) parts.push(describeGaps(f));
+  if (f.unwritten) parts.push(describeGaps(f, true));
   return parts.join("; ");
 }
 

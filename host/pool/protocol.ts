@@ -56,6 +56,8 @@ export interface CoreReportData {
   warnings: string[];
   writes: number[];
   dropped: number;
+  /** Descriptor address a single-core kernel returned when it is not the output (its result, to copy). */
+  returned?: number;
 }
 
 /** An operator of a library, as workers know it. */

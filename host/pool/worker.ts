@@ -8,7 +8,7 @@ import { createSourceLocator } from "../source-locator.js";
 import { errorToData } from "../errors.js";
 import { describeDescriptor } from "../describe.js";
 import { sanitizerImports, isSanitized, type CoreBlock } from "../sanitizer.js";
-import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, CTX_FLAGS } from "../layout.js";
+import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, CTX_FLAGS } from "../layout.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
   C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, COMMAND_EXIT, STATUS_RUNNING, STATUS_OK, STATUS_REPORT,
@@ -125,8 +125,10 @@ function runCore(seq: number, core: number): void {
       tensorName: (slot) => describeDescriptor(new DataView(init.memory.buffer), ctx, slot, op.kernel),
     };
     const outcome = lib.instance.run(site, op.kernel.name, args, template);
-    if (outcome.warnings.length || outcome.writes.length || outcome.droppedPrintf) {
-      writeReport(core, { warnings: outcome.warnings, writes: outcome.writes, dropped: outcome.droppedPrintf });
+    const output = view.getUint32(ctx + CTX_DST, true);
+    const returned = !site.multicore && outcome.returned !== 0 && outcome.returned !== output ? outcome.returned : 0;
+    if (outcome.warnings.length || outcome.writes.length || outcome.droppedPrintf || returned) {
+      writeReport(core, { warnings: outcome.warnings, writes: outcome.writes, dropped: outcome.droppedPrintf, returned });
       status = STATUS_REPORT;
     }
   } catch (e) {
