@@ -4,9 +4,9 @@
 
 export const E_ACCESSOR_INDEX: i32 = 1;        // index, bound, dimension (-1 = flat)
 export const E_ACCESSOR_RANK: i32 = 2;         // indices given, tensor rank
-export const E_READ_ONLY: i32 = 3;             // kind (0 element-wise, 1 stream, 2 TCM)
+export const E_READ_ONLY: i32 = 3;             // kind (KIND_* below), element index
 export const E_TENSOR_RANGE: i32 = 4;          // offset, count, numel
-export const E_TCM_RANGE: i32 = 5;             // address, bytes, 0
+export const E_TCM_RANGE: i32 = 5;             // address, bytes, bytes left in its block (-1 freed block, 0 no block)
 export const E_TCM_FREE_FOREIGN: i32 = 6;      // address
 export const E_TCM_DOUBLE_FREE: i32 = 7;       // address
 export const E_TCM_LEAK: i32 = 8;              // blocks, bytes, first address
@@ -23,7 +23,7 @@ export const E_TOO_MANY: i32 = 18;             // what (0 streams, 1 TCM blocks,
 export const E_WRITE_NOT_OUTPUT: i32 = 19;     // 0
 export const E_TCM_SIZE: i32 = 20;             // bytes asked
 export const E_NO_OUTPUT: i32 = 21;            // 0
-export const E_SHAPE: i32 = 22;                // what (0 shapes differ, 1 dtypes differ, 2 bad size), a, b
+export const E_SHAPE: i32 = 22;                // what (0 shapes differ, 1 dtypes differ, 2 too many dims, 3 bad dtype, 4 bad size), a, b
 export const E_STALE_ACCESSOR: i32 = 23;      // handle serial, latest serial, ring size
 
 // Kinds named in E_INCOHERENT / E_MULTICORE_ACCESSOR / E_READ_ONLY reports.

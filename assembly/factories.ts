@@ -5,6 +5,7 @@ import { E_SHAPE, E_TOO_MANY } from "./errors";
 import { CTX, fail } from "./core";
 import { element_size, is_floating, kFloat, kBFloat16, kHalf, kInt, kChar, kLong, kShort, kByte, f32_to_bf16, f32_to_f16 } from "./dtype";
 import { Tensor, data_of } from "./tensor";
+import { log_output_write } from "./writelog";
 
 /** Slot of kernel-made tensors in reports. */
 export const KERNEL_TENSOR_SLOT: i32 = -2;
@@ -47,6 +48,7 @@ export function empty(sizes: StaticArray<i64>, dtype: i32): Tensor {
 export function fill_(t: Tensor, value: f64): Tensor {
   const p = data_of(t);
   const n = <usize>t.numel();
+  log_output_write(changetype<usize>(t), 0, <u32>n); // fill_(get_dst_tensor(), v) writes the whole output
   switch (t.scalar_type()) {
     case kFloat: { const v = <f32>value; for (let i: usize = 0; i < n; i++) store<f32>(p + (i << 2), v); break; }
     case kBFloat16: { const v = f32_to_bf16(<f32>value); for (let i: usize = 0; i < n; i++) store<u16>(p + (i << 1), v); break; }

@@ -162,14 +162,17 @@ function find_block_start(ptr: usize): i32 {
   return -1;
 }
 
-/** Fails unless [ptr, ptr + bytes) lies inside one live block. */
+/** Fails unless [ptr, ptr + bytes) lies inside one live block; reports the room left in the block ptr is in (-1: a freed block). */
 function check_in_block(ptr: usize, bytes: usize, slot: i32): void {
   const n = load<i32>(CTX, CTX_TCM_NBLOCKS);
+  let room: usize = 0;
   for (let i = 0; i < n; i++) {
     const start = <usize>load<u32>(entry(i), TCMB_PTR);
-    if (ptr >= start && ptr + bytes <= start + <usize>load<u32>(entry(i), TCMB_SIZE)) return;
+    const end = start + <usize>load<u32>(entry(i), TCMB_SIZE);
+    if (ptr >= start && ptr + bytes <= end) return;
+    if (ptr >= start && ptr < end) room = end - ptr;
   }
-  fail(E_TCM_RANGE, slot, <f64>ptr, <f64>bytes, 0);
+  fail(E_TCM_RANGE, slot, <f64>ptr, <f64>bytes, room > 0 ? <f64>room : was_freed(ptr) ? -1 : 0);
 }
 
 /** Fails unless [offset, offset + count) lies inside the tensor. */

@@ -50,6 +50,8 @@ export interface AscDiagnostic {
 /** What one compile produced. */
 export interface AscOutput {
   binary: Uint8Array | null;
+  /** Source files the compiler read, outside gpsimd's own kernel library. */
+  files: string[];
   sourceMap: string | null;
   diagnostics: AscDiagnostic[];
   text: string;
@@ -63,6 +65,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
   const outputs = new Map<string, Uint8Array | string>();
   const diagnostics: AscDiagnostic[] = [];
   const sourceTexts = new Map<string, string>();
+  const files = new Set<string>();
   const args = [
     ...input.sources.map(toRelative), toRelative(VIRTUAL_ENTRY),
     "--outFile", "out.wasm", "--sourceMap",
@@ -85,6 +88,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
         try {
           const source = await readFile(resolved, "utf8");
           sourceTexts.set(resolved, source);
+          if (!resolved.startsWith(ASSEMBLY_DIR)) files.add(resolved);
           return source;
         } catch {
           return null;
@@ -109,6 +113,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
   const map = outputs.get("out.wasm.map");
   return {
     binary: binary instanceof Uint8Array ? binary : null,
+    files: [...files],
     sourceMap: typeof map === "string" ? map : map ? Buffer.from(map).toString("utf8") : null,
     diagnostics,
     text,

@@ -10,6 +10,7 @@ import { transpileShapeSources } from "./shape-sources.js";
 import { BUILD_BASE_A, BUILD_BASE_B } from "../host/build-constants.js";
 import { ABI_VERSION } from "../host/layout.js";
 import { LIBRARY_FORMAT, type LibraryParts } from "../host/library-file.js";
+import { inputsHash } from "./hash.js";
 
 /** What to build. Paths are absolute. */
 export interface BuildRequest {
@@ -20,7 +21,8 @@ export interface BuildRequest {
   extraCflags: string[];
   sanitize: boolean;
   heapBytes: number;
-  hash: string;
+  /** Settings that, with the contents of every source read, make the library's hash (build/hash.ts). */
+  hashSettings: unknown;
 }
 
 /** A failed build: the compiler's messages with file and line. */
@@ -69,10 +71,12 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
   if (!b.binary) return { messages: [b.text || "the second compile produced no module"] };
 
   const reloc = makeRelocatable(a.binary, b.binary, BUILD_BASE_A, BUILD_BASE_B);
+  const inputs = [...new Set([...req.computeSrcs, ...a.files, ...req.shapeSrcs])].sort();
   return {
     manifest: {
       format: LIBRARY_FORMAT, name: req.name, abi: ABI_VERSION, multicore: req.multicore, sanitize: req.sanitize,
-      extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels, shapeModules: shapes.modules, hash: req.hash,
+      extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels, shapeModules: shapes.modules,
+      hash: inputsHash(req.hashSettings, inputs), inputs,
       computeSrcs: req.computeSrcs, shapeSrcs: req.shapeSrcs,
     },
     wasm: reloc.wasm, codeRelocs: reloc.codeRelocs, data: reloc.data, dataRelocs: reloc.dataRelocs,

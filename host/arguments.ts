@@ -46,7 +46,10 @@ export function checkArguments(op: string, kernel: KernelSignature, args: unknow
       if (typeof v !== "boolean") throw bad("a boolean");
       scalars.push(v ? 1 : 0);
     } else if (p.kind === "i64") {
-      if (typeof v === "bigint") { scalars.push(BigInt.asIntN(64, v)); return; }
+      if (typeof v === "bigint") {
+        if (BigInt.asIntN(64, v) !== v) throw bad("an integer in the int64_t range [-2^63, 2^63)");
+        scalars.push(v); return;
+      }
       if (typeof v !== "number" || !Number.isSafeInteger(v)) throw bad("an integer (number or bigint) for int64_t");
       scalars.push(BigInt(v));
     } else if (p.kind === "i32") {

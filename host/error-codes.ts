@@ -3,9 +3,9 @@
 
 export const E_ACCESSOR_INDEX = 1;        // index, bound, dimension (-1 = flat)
 export const E_ACCESSOR_RANK = 2;         // indices given, tensor rank
-export const E_READ_ONLY = 3;             // kind (0 element-wise, 1 stream, 2 TCM)
+export const E_READ_ONLY = 3;             // kind (KIND_* below), element index
 export const E_TENSOR_RANGE = 4;          // offset, count, numel
-export const E_TCM_RANGE = 5;             // address, bytes, 0
+export const E_TCM_RANGE = 5;             // address, bytes, bytes left in its block (-1 freed block, 0 no block)
 export const E_TCM_FREE_FOREIGN = 6;      // address
 export const E_TCM_DOUBLE_FREE = 7;       // address
 export const E_TCM_LEAK = 8;              // blocks, bytes, first address
@@ -22,7 +22,7 @@ export const E_TOO_MANY = 18;             // what (0 streams, 1 TCM blocks, 2 te
 export const E_WRITE_NOT_OUTPUT = 19;     // 0
 export const E_TCM_SIZE = 20;             // bytes asked
 export const E_NO_OUTPUT = 21;            // 0
-export const E_SHAPE = 22;                // what (0 shapes differ, 1 dtypes differ, 2 bad size), a, b
+export const E_SHAPE = 22;                // what (0 shapes differ, 1 dtypes differ, 2 too many dims, 3 bad dtype, 4 bad size), a, b
 export const E_STALE_ACCESSOR = 23;      // handle serial, latest serial, ring size
 
 // Kinds named in E_INCOHERENT / E_MULTICORE_ACCESSOR / E_READ_ONLY reports.

@@ -89,6 +89,9 @@ function flatten(data: NestedArray, shape: number[], dim: number, out: (number |
 
 /** A tensor from a typed array (shape defaults to 1-d) or nested arrays (shape from the nesting). */
 export function tensor(data: TypedInput | NestedArray, shape?: readonly number[], dtype?: DTypeLike): Tensor {
+  if (shape !== undefined && !Array.isArray(shape)) {
+    throw new TensorShapeError("E_SHAPE", `tensor(data, shape?, dtype?): shape must be an array of sizes, got ${typeof shape} ${String(shape)}; to give only the dtype write tensor(data, undefined, dtype)`);
+  }
   const t = dtype === undefined ? inferDType(data) : parseDType(dtype);
   let flat: ArrayLike<number> | ArrayLike<bigint>;
   let sizes: number[];

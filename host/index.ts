@@ -14,4 +14,5 @@ export { type LoadOptions, type RuntimeOptions, type LoadTimeOptions } from "./o
 export { setOutput, type OutputSinks } from "./output.js";
 export { shutdown } from "./pool/pool.js";
 export { hbm, type DeviceMemory } from "./hbm.js";
+export { Rng } from "./rng.js";
 export * from "./errors.js";

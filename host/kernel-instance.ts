@@ -3,7 +3,7 @@
 // runs a kernel on one emulated core at a time; after any error it is thrown
 // away and rebuilt, so a possibly corrupted instance is never reused.
 import { violationError, type ViolationSite } from "./violations.js";
-import { GpsimdError, KernelAbortError, KernelTrapError } from "./errors.js";
+import { GpsimdError, KernelAbortError, KernelTrapError, KernelHeapError } from "./errors.js";
 import { formatPrintf, type PrintfArg } from "./printf-format.js";
 import {
   CTX_WLOG, CTX_WLOG_COUNT, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_PRINTF_HEAD, PF_MAX_ARGS,
@@ -172,7 +172,16 @@ export class KernelInstance {
   }
 
   private instantiate(): WebAssembly.Instance {
-    const instance = new WebAssembly.Instance(this.module, this.imports());
+    let instance: WebAssembly.Instance;
+    try {
+      instance = new WebAssembly.Instance(this.module, this.imports());
+    } catch (e) {
+      // The module's start function ran top-level code; the only kernel-library call it can make is an allocation.
+      if (e instanceof Error && !(e instanceof GpsimdError) && /no kernel is running/.test(e.message)) {
+        throw new KernelHeapError("E_MODULE_ALLOCATION", "a kernel source allocates at module level (a top-level array literal, `new`, or string concatenation): the kernel heap exists only while a kernel runs and is emptied at every launch. Use a StaticArray<T> literal (static data) or allocate inside the kernel function", { cause: e });
+      }
+      throw e;
+    }
     const layout = instance.exports.__gpsimd_layout as (i: number) => number;
     for (const [i, expected, name] of LAYOUT_CHECKS) {
       const got = layout(i);
@@ -219,7 +228,8 @@ export class KernelInstance {
     if (e instanceof GpsimdError) return e;
     const err = e instanceof Error ? e : new Error(String(e));
     const where = this.locator?.locate(err.stack ?? "") ?? null;
-    const at = where ? ` at ${where.function}${where.file ? ` (${where.file}:${where.line}:${where.column})` : ""}` : "";
+    // asc names functions by their module path ("work/k/relu/relu_forward"): show the function's own name.
+    const at = where ? ` at ${where.function.replace(/^[^<]*\//, "")}${where.file ? ` (${where.file}:${where.line}:${where.column})` : ""}` : "";
     const what = err instanceof RangeError && /call stack/.test(err.message) ? "stack overflow (unbounded recursion?)" : err.message;
     const kind = err instanceof WebAssembly.RuntimeError || err instanceof RangeError ? "trap" : "error";
     return new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): ${kind}: ${what}${at}`, { op: site.op, core: site.core, details: { message: err.message, ...(where ?? {}) }, cause: err });

@@ -22,8 +22,10 @@ export interface LibraryManifest {
   heapBytes: number;
   kernels: KernelSignature[];
   shapeModules: ShapeModule[];
-  /** Hash of everything the build read, to skip unchanged rebuilds. */
+  /** Hash of the build settings and of every input file (build/hash.ts), to skip unchanged rebuilds. */
   hash: string;
+  /** Every source file the build read: kernel sources and what they import, shape sources. */
+  inputs: string[];
   computeSrcs: string[];
   shapeSrcs: string[];
 }

@@ -17,6 +17,7 @@ import { DEFAULT_HEAP_BYTES } from "./core-regions.js";
 import { corePool } from "./pool/pool.js";
 import { buildSync } from "./compile-service.js";
 import { cflagConstants } from "../build/compile.js";
+import { inputsHash } from "../build/hash.js";
 import { ASSEMBLY_DIR } from "../build/asc.js";
 import { ABI_VERSION } from "./layout.js";
 import { hbm } from "./hbm.js";
@@ -48,14 +49,12 @@ function hashKernelLibrary(): string {
   return (kernelLibraryHash = h.digest("hex"));
 }
 
-function buildHash(o: LoadOptions, computeSrcs: string[], shapeSrcs: string[]): string {
-  const h = createHash("sha256");
-  h.update(JSON.stringify({ format: LIBRARY_FORMAT, abi: ABI_VERSION, kernels: hashKernelLibrary(), multicore: !!o.multicore, sanitize: !!o.sanitize, cflags: o.extra_cflags ?? [] }));
+/** The build settings that go into a library's hash (with the contents of its inputs). */
+function hashSettings(o: LoadOptions, computeSrcs: string[], shapeSrcs: string[]): unknown {
   for (const file of [...computeSrcs, ...shapeSrcs]) {
     if (!existsSync(file)) throw new OptionError("E_NO_SOURCE", `custom_op.load(${o.name}): source file ${file} does not exist`, { details: { file } });
-    h.update(file).update(readFileSync(file));
   }
-  return h.digest("hex");
+  return { format: LIBRARY_FORMAT, abi: ABI_VERSION, kernels: hashKernelLibrary(), multicore: !!o.multicore, sanitize: !!o.sanitize, cflags: o.extra_cflags ?? [], computeSrcs, shapeSrcs };
 }
 
 /** Builds a library (unless lib<name>.wasm is up to date) and loads it; its operators appear under ops.<lib>. */
@@ -65,13 +64,13 @@ function load(options: LoadOptions): Library {
   const shapeSrcs = list(options.shape_srcs);
   const dir = path.resolve(options.build_directory ?? path.join(tmpdir(), "gpsimd-build", options.name));
   const file = path.join(dir, `lib${options.name}.wasm`);
-  const hash = buildHash(options, computeSrcs, shapeSrcs);
+  const settings = hashSettings(options, computeSrcs, shapeSrcs);
   const log = (text: string) => { if (options.verbose) process.stderr.write(`gpsimd: ${text}\n`); };
   let parts: LibraryParts | null = null;
   if (!options.force && existsSync(file)) {
     try {
       const existing = decodeLibrary(readFileSync(file), file);
-      if (existing.manifest.hash === hash) parts = existing;
+      if (existing.manifest.hash === inputsHash(settings, existing.manifest.inputs)) parts = existing;
     } catch { /* unreadable or old: rebuild */ }
   }
   if (parts) {
@@ -81,7 +80,7 @@ function load(options: LoadOptions): Library {
     log(`building ${file} from ${computeSrcs.length + shapeSrcs.length} source${computeSrcs.length + shapeSrcs.length === 1 ? "" : "s"}`);
     const answer = buildSync({
       name: options.name, computeSrcs, shapeSrcs, multicore: !!options.multicore, extraCflags: options.extra_cflags ?? [],
-      sanitize: !!options.sanitize, heapBytes: Math.max(DEFAULT_HEAP_BYTES, Number.isFinite(stackSize) ? stackSize : 0), hash,
+      sanitize: !!options.sanitize, heapBytes: Math.max(DEFAULT_HEAP_BYTES, Number.isFinite(stackSize) ? stackSize : 0), hashSettings: settings,
     }, file);
     if (!answer.ok) {
       throw new BuildError("E_BUILD", `custom_op.load(${options.name}): the build failed:\n${answer.messages.join("\n")}`, { details: { messages: answer.messages } });

@@ -1,10 +1,15 @@
 // Sanitize mode: a library built with Binaryen's instrument-memory pass calls
 // env.load_ptr / env.store_ptr with the address of every raw load and store
-// (the kernel's and the kernel library's own), and env.load_val_* /
-// env.store_val_* with every value. Here the address calls check that the
-// kernel stays inside what it owns: its core's private block, the library's
-// static data and the tensors of the call (inputs read-only). The value calls
-// pass values through unchanged.
+// (the kernel's and the kernel library's own; memory.copy and memory.fill are
+// not instrumented), and env.load_val_* / env.store_val_* with every value.
+// The address hooks check that the kernel stays inside what it owns: its
+// core's private block, the library's static data and the tensors of the call
+// (inputs read-only). The value hooks pass values through unchanged.
+//
+// The regions are computed once per run, at its first access, from the host's
+// descriptors (for a core of the pool, from the launch template, which the
+// kernel cannot write). Each access is then checked in wasm against four
+// blocks (sanitizer-fast-path.ts); only the rest comes here.
 import { SanitizerError } from "./errors.js";
 import { dtypeInfo, type ScalarType } from "./dtype.js";
 import {
@@ -30,8 +35,8 @@ export interface SanitizerScope {
   staticBase: number;
   staticBytes: number;
   /**
-   * The context block whose descriptors list the call's tensors: the launch template a multicore core copies
-   * (it is read-only to the kernel, so what it lists cannot be changed by the kernel), or 0 for the core's own block.
+   * The launch template a core of the pool copies (its descriptors list the call's tensors, and the kernel may only
+   * read it), or 0 when the core's own context block was prepared by the host (the main thread's core).
    */
   template?(site: CoreSite): number;
   /** Every core's private block in the current launch, to say whose memory an address is in. */

@@ -8,7 +8,7 @@ import {
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError,
 } from "./errors.js";
 import { dtypeInfo, ScalarType } from "./dtype.js";
-import { TCM_POOL_BYTES } from "./layout.js";
+import { TCM_POOL_BYTES, TCM_ARENA_BYTES } from "./layout.js";
 
 /** What the host knows about the launch that reported a violation. */
 export interface ViolationSite {
@@ -24,10 +24,16 @@ export interface ViolationSite {
 const ACCESSOR_KINDS = ["element-wise accessor", "read stream accessor", "write stream accessor", "TCM accessor"];
 const POLICIES = ["COHERENT", "INCOHERENT_VERBOSE", "INCOHERENT_QUIET"];
 
+/** "an element-wise accessor", "a read stream accessor". */
+function aKind(kind: number): string {
+  const name = ACCESSOR_KINDS[kind] ?? "accessor";
+  return `${/^[aeiou]/.test(name) ? "an" : "a"} ${name}`;
+}
+
 /** TCM address as "TCM+0x40 (0x...)". */
 function tcm(addr: number, site: ViolationSite): string {
   const offset = addr - site.tcmBase;
-  return offset >= 0 && offset < 65536 ? `TCM+0x${offset.toString(16)}` : `0x${addr.toString(16)} (not in this core's TCM)`;
+  return offset >= 0 && offset < TCM_ARENA_BYTES ? `TCM+0x${offset.toString(16)}` : `0x${addr.toString(16)} (not in this core's TCM)`;
 }
 
 function bytes(n: number): string {
@@ -51,13 +57,13 @@ export function violationError(code: number, slot: number, a: number, b: number,
     case K.E_ACCESSOR_RANK:
       return new AccessorRankError("E_ACCESSOR_RANK", `${where}: accessor for ${a} dimensions opened on ${t}, which has ${b} dimensions`, ctx({ rank: a, ndim: b }));
     case K.E_STALE_ACCESSOR:
-      return new AccessorRankError("E_STALE_ACCESSOR", `${where}: a partial index (acc[i]) was used after ${c} newer ones replaced it; index all dimensions in one expression, acc[i][j]`, ctx({ handle: a, latest: b }));
+      return new AccessorRankError("E_STALE_ACCESSOR", `${where}: a partial index (acc[i]) was used after ${b - a} newer ones (only the last ${c} are kept) replaced it; index all dimensions in one expression, acc[i][j]`, ctx({ handle: a, latest: b }));
     case K.E_READ_ONLY:
-      return new ReadOnlyTensorError("E_READ_ONLY", `${where}: write through a ${ACCESSOR_KINDS[a] ?? "accessor"} into ${t}, which is an operator input and read-only${a === K.KIND_ELEMENTWISE || a === K.KIND_TCM ? ` (at element ${b})` : ""}; write into get_dst_tensor() or a tensor the kernel made`, ctx({ kind: ACCESSOR_KINDS[a], index: b }));
+      return new ReadOnlyTensorError("E_READ_ONLY", `${where}: write through ${aKind(a)} into ${t}, which is an operator input and read-only${a === K.KIND_ELEMENTWISE || a === K.KIND_TCM ? ` (at element ${b})` : ""}; write into get_dst_tensor() or a tensor the kernel made`, ctx({ kind: ACCESSOR_KINDS[a], index: b }));
     case K.E_TENSOR_RANGE:
       return new TensorRangeError("E_TENSOR_RANGE", `${where}: TCM copy of ${b} elements at offset ${a} reaches outside ${t}: elements [${a}, ${a + b}) requested, the tensor has ${c} (expected 0 <= offset and offset + count <= ${c})`, ctx({ offset: a, count: b, numel: c }));
     case K.E_TCM_RANGE:
-      return new TcmRangeError("E_TCM_RANGE", `${where}: TCM copy for ${t} uses ${bytes(b)} at ${tcm(a, site)}, which is not inside one live tcm_malloc block`, ctx({ address: a, bytes: b }));
+      return new TcmRangeError("E_TCM_RANGE", `${where}: TCM copy for ${t} uses ${bytes(b)} at ${tcm(a, site)}, ${c > 0 ? `but its tcm_malloc block ends ${bytes(c)} after that address (allowed: at most ${bytes(c)})` : c === -1 ? "a block that was already freed" : "which is not inside a live tcm_malloc block"}`, ctx({ address: a, bytes: b, room: c }));
     case K.E_TCM_FREE_FOREIGN:
       return new TcmFreeError("E_TCM_FREE_FOREIGN", `${where}: tcm_free(${tcm(a, site)}): this pointer was not returned by tcm_malloc`, ctx({ address: a }));
     case K.E_TCM_DOUBLE_FREE:
@@ -65,7 +71,7 @@ export function violationError(code: number, slot: number, a: number, b: number,
     case K.E_TCM_LEAK:
       return new TcmLeakError("E_TCM_LEAK", `${where}: ${a} TCM block${a === 1 ? "" : "s"} (${bytes(b)}) still allocated when the kernel returned, the first at ${tcm(c, site)}; call tcm_free (and close() stream accessors)`, ctx({ blocks: a, bytes: b, first: c }));
     case K.E_TCM_GUARD:
-      return new TcmGuardError("E_TCM_GUARD", `${where}: bytes past the end of the ${bytes(b)} TCM block at ${tcm(a, site)} were overwritten (first at end + ${c}): the kernel wrote past the block`, ctx({ address: a, bytes: b, past: c }));
+      return new TcmGuardError("E_TCM_GUARD", `${where}: bytes past the end of the TCM block at ${tcm(a, site)} were overwritten: the first at byte ${b + c} of the block, which has ${bytes(b)} (allowed: bytes 0 to ${b - 1}); the kernel wrote past the block`, ctx({ address: a, bytes: b, past: c }));
     case K.E_STREAM_END:
       return new StreamAccessorError("E_STREAM_END", `${where}: ${c ? "write" : "read"} stream on ${t} ${c ? "wrote" : "read"} element ${a}, past the end (the tensor has ${b} elements)`, ctx({ position: a, numel: b }));
     case K.E_STREAM_CLOSED:
@@ -73,7 +79,7 @@ export function violationError(code: number, slot: number, a: number, b: number,
     case K.E_STREAM_NOT_CLOSED:
       return new StreamAccessorError("E_STREAM_NOT_CLOSED", `${where}: write stream on ${t} was never closed; ${a} buffered element${a === 1 ? " was" : "s were"} never written to the tensor (call close())`, ctx({ pending: a }));
     case K.E_INCOHERENT:
-      return new CoherenceError("E_INCOHERENT", `${where}: ${ACCESSOR_KINDS[a]} opened on ${t} while a ${ACCESSOR_KINDS[b]} is active: potentially incoherent under the ${POLICIES[c]} policy (safe: many read streams, or one write stream, and no stream together with element-wise accessors; or set_accessor_coherence_policy(INCOHERENT_VERBOSE/INCOHERENT_QUIET))`, ctx({ requested: ACCESSOR_KINDS[a], active: ACCESSOR_KINDS[b], policy: POLICIES[c] }));
+      return new CoherenceError("E_INCOHERENT", `${where}: ${ACCESSOR_KINDS[a]} opened on ${t} while ${aKind(b)} is active: potentially incoherent under the ${POLICIES[c]} policy (safe: many read streams, or one write stream, and no stream together with element-wise accessors; or set_accessor_coherence_policy(INCOHERENT_VERBOSE/INCOHERENT_QUIET))`, ctx({ requested: ACCESSOR_KINDS[a], active: ACCESSOR_KINDS[b], policy: POLICIES[c] }));
     case K.E_UNINITIALIZED_TCM:
       return new UninitializedTcmError("E_UNINITIALIZED_TCM", `${where}: tcm_to_tensor copied TCM the kernel never wrote into ${t}: element ${a} comes from ${tcm(b, site)}, still holding fresh-TCM poison`, ctx({ offset: a, address: b, count: c }));
     case K.E_MULTICORE_ACCESSOR:

@@ -198,7 +198,10 @@ export class Pool {
   private watchAsync(launch: InFlight): void {
     const left = Math.max(1, launch.deadline - performance.now());
     const waiting = Atomics.waitAsync(this.control, C_COMPLETE, 0, left);
+    // A pending Atomics.waitAsync does not keep Node's event loop alive; this timer does, until the launch settles.
+    const keepAlive = setTimeout(() => undefined, left + 1000);
     const done = () => {
+      clearTimeout(keepAlive);
       if (launch.collected) return;
       if (Atomics.load(this.control, C_COMPLETE) === launch.seq) this.collect(launch);
       else if (performance.now() >= launch.deadline) this.timeOut(launch);

@@ -6,7 +6,10 @@ export function relu_forward_shape(t_in: Tensor): Tensor {
   return zeros(t_in.sizes(), kFloat);
 }
 
-/** relu_backward(t_grad, t_in): float32 of t_in's sizes. */
-export function relu_backward_shape(_t_grad: Tensor, t_in: Tensor): Tensor {
+/** relu_backward(t_grad, t_in): float32 of t_in's sizes; t_grad must have the same sizes (kernels do not broadcast). */
+export function relu_backward_shape(t_grad: Tensor, t_in: Tensor): Tensor {
+  if (t_grad.sizes().join() !== t_in.sizes().join()) {
+    throw new Error(`relu_backward: t_grad ${t_grad.describe()} and t_in ${t_in.describe()} must have the same sizes`);
+  }
   return zeros(t_in.sizes(), kFloat);
 }

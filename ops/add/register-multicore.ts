@@ -1,0 +1,6 @@
+import { NEURON_LIBRARY } from "gpsimd";
+import { tensor_add_shape } from "./shape";
+
+NEURON_LIBRARY("add_multicore", (m) => {
+  m.def("tensor_add", tensor_add_shape, "tensor_add_compute");
+});

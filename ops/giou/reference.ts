@@ -1,0 +1,24 @@
+// Generalized IoU (W1) in plain TypeScript, independent of gpsimd: float64
+// arithmetic, rounded to float32 once at the end.
+
+const EPSILON = 1e-5;
+
+/** GIOU of each pair of boxes [x1, y1, x2, y2]: pred and target are [n, b, 4] (row-major), the result [n, b]. */
+export function giou(pred: Float32Array, target: Float32Array, n: number, b: number): Float32Array {
+  if (pred.length !== n * b * 4 || target.length !== n * b * 4) {
+    throw new Error(`giou: pred has ${pred.length} and target ${target.length} values; [${n}, ${b}, 4] needs ${n * b * 4}`);
+  }
+  const out = new Float32Array(n * b);
+  for (let i = 0; i < n * b; i++) {
+    const [px1, py1, px2, py2] = pred.subarray(4 * i, 4 * i + 4);
+    const [tx1, ty1, tx2, ty2] = target.subarray(4 * i, 4 * i + 4);
+    const area1 = (px2 - px1) * (py2 - py1);
+    const area2 = (tx2 - tx1) * (ty2 - ty1);
+    const inter = Math.max(Math.min(px2, tx2) - Math.max(px1, tx1), 0) * Math.max(Math.min(py2, ty2) - Math.max(py1, ty1), 0);
+    const union = area1 + area2 - inter;
+    const iou = inter / Math.max(union, EPSILON);
+    const enclose = Math.max(Math.max(Math.max(px2, tx2) - Math.min(px1, tx1), 0) * Math.max(Math.max(py2, ty2) - Math.min(py1, ty1), 0), EPSILON);
+    out[i] = iou - (enclose - union) / enclose;
+  }
+  return out;
+}

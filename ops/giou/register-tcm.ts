@@ -1,0 +1,6 @@
+import { NEURON_LIBRARY } from "gpsimd";
+import { giou_shape } from "./shape";
+
+NEURON_LIBRARY("giou_tcm", (m) => {
+  m.def("giou", giou_shape, "giou");
+});

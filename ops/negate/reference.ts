@@ -1,0 +1,6 @@
+// Negation in plain TypeScript, independent of gpsimd.
+
+/** -x per element. */
+export function negate(x: Float32Array): Float32Array {
+  return x.map((v) => -v);
+}

@@ -1,0 +1,6 @@
+import { NEURON_LIBRARY } from "gpsimd";
+import { tensor_negate_shape } from "./shape";
+
+NEURON_LIBRARY("negate_elementwise", (m) => {
+  m.def("tensor_negate", tensor_negate_shape, "tensor_negate_compute");
+});

@@ -1,0 +1,81 @@
+// The shipped ReLU libraries (element-wise accessor, TCM, TCM multicore)
+// against the plain-TypeScript reference, forward and backward. ReLU is
+// exact, so results must match bit for bit.
+import { describe, it, expect, afterAll } from "vitest";
+import { ops, randn, shutdown, type Tensor } from "gpsimd";
+import { loadOp } from "../../ops/index.js";
+import { reluForward, reluBackward } from "../../ops/relu/reference.js";
+
+const floats = (t: Tensor) => t.data() as Float32Array;
+/** A TCM block left allocated at kernel exit fails the call (instead of a warning): every kernel frees its buffers. */
+const STRICT = { leak_is_error: true };
+
+/** The first element whose float32 bits differ, described; null when all agree. */
+function bitDifference(got: Float32Array, want: Float32Array): string | null {
+  if (got.length !== want.length) return `length ${got.length}, expected ${want.length}`;
+  const a = new Uint32Array(got.buffer, got.byteOffset, got.length), b = new Uint32Array(want.buffer, want.byteOffset, want.length);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return `element ${i}: got ${got[i]}, expected ${want[i]}`;
+  return null;
+}
+
+const elementwise = loadOp("relu_elementwise", STRICT);
+const tcm = loadOp("relu_tcm", STRICT);
+const multicore = loadOp("relu_multicore", STRICT);
+afterAll(async () => {
+  elementwise.unload();
+  tcm.unload();
+  multicore.unload();
+  await shutdown();
+});
+
+describe("relu_elementwise (the tutorial's 2-d accessor kernel)", () => {
+  const shapes = [[1, 1], [3, 5], [7, 13], [33, 64], [0, 5], [5, 0]];
+
+  it("forward and backward equal the reference on 2-d tensors, empty ones included", () => {
+    shapes.forEach((sizes, k) => {
+      const x = randn(sizes, { seed: 10 + k }), grad = randn(sizes, { seed: 50 + k });
+      expect(ops.relu_elementwise.relu_forward(x).sizes()).toEqual(sizes);
+      expect(bitDifference(floats(ops.relu_elementwise.relu_forward(x)), reluForward(floats(x)))).toBeNull();
+      expect(bitDifference(floats(ops.relu_elementwise.relu_backward(grad, x)), reluBackward(floats(grad), floats(x)))).toBeNull();
+    });
+  });
+
+  it("keeps the seed's 2-d contract: a 3-d input is an accessor rank error", () => {
+    expect(() => ops.relu_elementwise.relu_forward(randn([2, 3, 4], { seed: 1 }))).toThrow(/accessor for 2 dimensions/);
+  });
+});
+
+describe("relu_tcm", () => {
+  const shapes = [[0], [1], [7], [1023], [1024], [1025], [3, 700, 5], [999, 1001]];
+
+  it("forward and backward equal the reference on odd, chunk-edge and empty sizes", () => {
+    shapes.forEach((sizes, k) => {
+      const x = randn(sizes, { seed: 100 + k }), grad = randn(sizes, { seed: 200 + k });
+      const y = ops.relu_tcm.relu_forward(x);
+      expect(y.sizes()).toEqual(sizes);
+      expect(bitDifference(floats(y), reluForward(floats(x)))).toBeNull();
+      expect(bitDifference(floats(ops.relu_tcm.relu_backward(grad, x)), reluBackward(floats(grad), floats(x)))).toBeNull();
+    });
+  });
+
+  it("rejects a gradient whose sizes differ from the input's, naming both", () => {
+    expect(() => ops.relu_tcm.relu_backward(randn([2, 3]), randn([3, 2]))).toThrow(/float32\[2, 3\].*float32\[3, 2\]/);
+  });
+});
+
+describe("relu_multicore", () => {
+  // Sizes below 8, not divisible by 8, and spanning several chunks per core.
+  const shapes = [[0], [1], [3], [7], [8], [9], [1025], [8 * 1024 + 3], [999, 1001]];
+
+  it("forward and backward equal the single-core TCM results bitwise, and the reference", () => {
+    shapes.forEach((sizes, k) => {
+      const x = randn(sizes, { seed: 300 + k }), grad = randn(sizes, { seed: 400 + k });
+      const forward = floats(ops.relu_multicore.relu_forward(x));
+      const backward = floats(ops.relu_multicore.relu_backward(grad, x));
+      expect(bitDifference(forward, floats(ops.relu_tcm.relu_forward(x)))).toBeNull();
+      expect(bitDifference(backward, floats(ops.relu_tcm.relu_backward(grad, x)))).toBeNull();
+      expect(bitDifference(forward, reluForward(floats(x)))).toBeNull();
+      expect(bitDifference(backward, reluBackward(floats(grad), floats(x)))).toBeNull();
+    });
+  });
+});
