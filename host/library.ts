@@ -240,6 +240,30 @@ export function describeGaps(f: CrossCoreFindings, multicore: boolean): string {
   return `${f.unwritten} output element${f.unwritten === 1 ? " was" : "s were"} ${multicore ? "written by no core" : "never written"}: ${f.gaps.map(([a, b]) => `[${a}, ${b})`).join(", ")}${f.gaps.length >= 8 ? ", ..." : ""}`;
 }
 
+/** The cores' warnings, each text once: the same warning from several cores names them all, "(cores 0-7)". */
+function mergeCoreWarnings(reports: CoreReport[]): string[] {
+  const groups = new Map<string, number[]>();
+  for (const r of reports) {
+    for (const w of r.warnings) {
+      const key = w.replace(/\(core \d+\)/, "(core *)");
+      groups.set(key, [...(groups.get(key) ?? []), r.core]);
+    }
+  }
+  return [...groups].map(([key, cores]) => (cores.length === 1 ? key.replace("(core *)", `(core ${cores[0]})`) : key.replace("(core *)", `(cores ${ranges(cores)})`)));
+}
+
+/** "0-3, 5, 7-8" */
+function ranges(sorted: number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j;
+  }
+  return parts.join(", ");
+}
+
 /** What one core left to show: its printf ring and warnings. */
 export interface CoreReport { core: number; ctx: number; warnings: string[]; dropped: number; }
 
@@ -253,8 +277,8 @@ export function showCoreOutput(op: string, reports: CoreReport[]): void {
       const header = `${new Date().toISOString()} INFO  gpsimd: Printing stdout from GPSIMD (${op}, core ${r.core}):\n`;
       sinks.printf(header + (lost ? `[${lost} earlier bytes overwritten: the printf ring holds the last ${text.length}]\n` : "") + text + (text.endsWith("\n") ? "" : "\n"));
     }
-    for (const w of r.warnings) sinks.warn(w);
     dropped += r.dropped;
   }
+  for (const w of mergeCoreWarnings(reports)) sinks.warn(w);
   if (dropped) sinks.warn(`${op}: ${dropped} printf call${dropped === 1 ? "" : "s"} on cores other than 0 dropped (in multicore mode only core 0 may print; load with print_all_cores: true to see every core's output)`);
 }
