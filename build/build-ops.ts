@@ -1,0 +1,14 @@
+// Builds every shipped operator library into build/out (what `npm run build`
+// does after compiling the TypeScript): tests, examples and benchmarks then
+// find them up to date. A library whose sources did not change is not rebuilt.
+import { OP_LIBRARIES, OPS_BUILD_DIR, loadOp, type OpLibraryName } from "../ops/index.js";
+
+const names = Object.keys(OP_LIBRARIES) as OpLibraryName[];
+const started = performance.now();
+process.stdout.write(`gpsimd: building ${names.length} operator libraries into ${OPS_BUILD_DIR}\n`);
+for (const [i, name] of names.entries()) {
+  const t0 = performance.now();
+  loadOp(name).unload();
+  process.stdout.write(`  [${String(i + 1).padStart(2)}/${names.length}] ${name.padEnd(20)} ${(performance.now() - t0).toFixed(0).padStart(5)} ms\n`);
+}
+process.stdout.write(`gpsimd: libraries ready in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
