@@ -1,8 +1,8 @@
 // Tensors made inside a kernel (torch::empty/zeros/ones/full/eye): the data
 // lives on the core's kernel heap and disappears when the launch ends.
-import { CTX_NUM_TENSORS, CTX_DESC, MAX_TENSORS, DESC_BYTES, TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_SLOT, TD_SIZES, TD_STRIDES, TDF_KERNEL_OWNED } from "./layout";
-import { E_SHAPE, E_TOO_MANY } from "./errors";
-import { CTX, fail } from "./core";
+import { CTX_NUM_TENSORS, CTX_DESC, MAX_TENSORS, DESC_BYTES, TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_SLOT, TD_SIZES, TD_STRIDES, TDF_KERNEL_OWNED, CTX_STAT_FILL_BYTES } from "./layout";
+import { E_SHAPE, E_TOO_MANY, E_TENSOR_OP, TOP_READ_ONLY, OP_FILL_ } from "./errors";
+import { CTX, fail, checks_on, slot_of } from "./core";
 import { element_size, is_floating, kFloat, kBFloat16, kHalf, kInt, kChar, kLong, kShort, kByte, f32_to_bf16, f32_to_f16 } from "./dtype";
 import { Tensor, data_of } from "./tensor";
 import { log_output_write } from "./writelog";
@@ -44,19 +44,36 @@ export function empty(sizes: StaticArray<i64>, dtype: i32): Tensor {
   return changetype<Tensor>(desc);
 }
 
-/** Stores value, converted to t's dtype, into every element of t; returns t. */
-export function fill_(t: Tensor, value: f64): Tensor {
+/** Counts bytes a factory or fill_ stores (the cost model charges them as plain stores to HBM). */
+function count_fill(bytes: usize): void {
+  if (checks_on()) store<f64>(CTX, load<f64>(CTX, CTX_STAT_FILL_BYTES) + <f64>bytes, CTX_STAT_FILL_BYTES);
+}
+
+/**
+ * fill_(t, value): stores the Scalar value (an integer or float type) in t's dtype into every element; returns t.
+ * Floating dtypes take value as float32 (bfloat16 and float16 then round to nearest even); integral dtypes truncate
+ * a floating value toward zero, saturate it to the int64 range (NaN is 0) and keep the low bits (300 in uint8 is 44).
+ */
+export function fill_<S>(t: Tensor, value: S): Tensor {
+  if (!isInteger<S>() && !isFloat<S>()) ERROR("fill_ takes a number: an integer type (i32, i64) or a float type (f32, f64)");
+  return fill_with(t, <f32>value, <i64>value);
+}
+
+/** fill_ with the value converted for floating (vf) and integral (vi) dtypes. */
+function fill_with(t: Tensor, vf: f32, vi: i64): Tensor {
+  if (t.is_read_only()) fail(E_TENSOR_OP, slot_of(changetype<usize>(t)), TOP_READ_ONLY, OP_FILL_, 0);
   const p = data_of(t);
   const n = <usize>t.numel();
+  count_fill(n * <usize>element_size(t.scalar_type()));
   log_output_write(changetype<usize>(t), 0, <u32>n); // fill_(get_dst_tensor(), v) writes the whole output
   switch (t.scalar_type()) {
-    case kFloat: { const v = <f32>value; for (let i: usize = 0; i < n; i++) store<f32>(p + (i << 2), v); break; }
-    case kBFloat16: { const v = f32_to_bf16(<f32>value); for (let i: usize = 0; i < n; i++) store<u16>(p + (i << 1), v); break; }
-    case kHalf: { const v = f32_to_f16(<f32>value); for (let i: usize = 0; i < n; i++) store<u16>(p + (i << 1), v); break; }
-    case kInt: { const v = <i32><i64>value; for (let i: usize = 0; i < n; i++) store<i32>(p + (i << 2), v); break; }
-    case kShort: { const v = <i16><i64>value; for (let i: usize = 0; i < n; i++) store<i16>(p + (i << 1), v); break; }
-    case kLong: { const v = <i64>value; for (let i: usize = 0; i < n; i++) store<i64>(p + (i << 3), v); break; }
-    case kChar: case kByte: memory.fill(p, <u8><i64>value, n); break;
+    case kFloat: for (let i: usize = 0; i < n; i++) store<f32>(p + (i << 2), vf); break;
+    case kBFloat16: { const v = f32_to_bf16(vf); for (let i: usize = 0; i < n; i++) store<u16>(p + (i << 1), v); break; }
+    case kHalf: { const v = f32_to_f16(vf); for (let i: usize = 0; i < n; i++) store<u16>(p + (i << 1), v); break; }
+    case kInt: { const v = <i32>vi; for (let i: usize = 0; i < n; i++) store<i32>(p + (i << 2), v); break; }
+    case kShort: { const v = <i16>vi; for (let i: usize = 0; i < n; i++) store<i16>(p + (i << 1), v); break; }
+    case kLong: for (let i: usize = 0; i < n; i++) store<i64>(p + (i << 3), vi); break;
+    case kChar: case kByte: memory.fill(p, <u8>vi, n); break;
   }
   return t;
 }
@@ -64,6 +81,7 @@ export function fill_(t: Tensor, value: f64): Tensor {
 /** A new tensor filled with zeros. */
 export function zeros(sizes: StaticArray<i64>, dtype: i32): Tensor {
   const t = empty(sizes, dtype);
+  count_fill(<usize>(t.numel() * element_size(dtype)));
   memory.fill(data_of(t), 0, <usize>(t.numel() * element_size(dtype)));
   return t;
 }
@@ -71,8 +89,8 @@ export function zeros(sizes: StaticArray<i64>, dtype: i32): Tensor {
 /** A new tensor filled with ones. */
 export function ones(sizes: StaticArray<i64>, dtype: i32): Tensor { return fill_(empty(sizes, dtype), 1); }
 
-/** A new tensor filled with value. */
-export function full(sizes: StaticArray<i64>, value: f64, dtype: i32): Tensor { return fill_(empty(sizes, dtype), value); }
+/** A new tensor filled with value, a Scalar converted as fill_ does. */
+export function full<S>(sizes: StaticArray<i64>, value: S, dtype: i32): Tensor { return fill_(empty(sizes, dtype), value); }
 
 /** An n x m matrix with ones on the diagonal. */
 export function eye(n: i64, m: i64, dtype: i32): Tensor {

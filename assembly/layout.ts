@@ -34,7 +34,8 @@ export const CTX_STAT_ELEM_WRITES: i32 = 120;
 export const CTX_STAT_STREAM_READS: i32 = 128;
 export const CTX_STAT_STREAM_WRITES: i32 = 136;
 export const CTX_STAT_PRINTF_CALLS: i32 = 144;
-export const CTX_STATS_END: i32 = 152;
+export const CTX_STAT_FILL_BYTES: i32 = 152;  // bytes stored by zeros/ones/full/eye/fill_
+export const CTX_STATS_END: i32 = 160;
 
 export const CTX_PRINTF_ARGS: i32 = 160;  // printf argument records, PF_MAX_ARGS x 16
 export const CTX_TCM_CLEAN: i32 = 288;    // bitmap, one bit per TCM_GRANULE of the arena: set = holds no poison
@@ -64,6 +65,7 @@ export const FLAG_POISON: i32 = 4;         // fresh TCM is poisoned; copies out 
 export const FLAG_LEAK_IS_ERROR: i32 = 8;  // TCM blocks left at exit fail the call
 export const FLAG_LOG_WRITES: i32 = 16;    // record output intervals for cross-core checks
 export const FLAG_PRINT_ALL_CORES: i32 = 32; // every core may printf (tagged by the host)
+export const FLAG_TRACE: i32 = 64;         // report TCM copies, stream refills/flushes and TCM blocks to the host (gpsimd profile)
 
 // ---- TCM ----
 export const TCM_POOL_BYTES: i32 = 16384;  // the budget of one core, as on the device
@@ -114,6 +116,14 @@ export const ST_BASE: i32 = 24;            // u32, tensor element index of cache
 export const STREAM_OPEN_READ: i32 = 1;
 export const STREAM_OPEN_WRITE: i32 = 2;
 export const STREAM_CLOSED: i32 = 3;
+
+// ---- trace events (host_trace kind; FLAG_TRACE) ----
+export const TRACE_TCM_IN: i32 = 1;          // tensor_to_tcm: slot, bytes, tensor offset (elements)
+export const TRACE_TCM_OUT: i32 = 2;         // tcm_to_tensor: slot, bytes, tensor offset (elements)
+export const TRACE_STREAM_REFILL: i32 = 3;   // read stream cache filled from HBM: slot, bytes, first element
+export const TRACE_STREAM_FLUSH: i32 = 4;    // write stream cache written to HBM: slot, bytes, first element
+export const TRACE_TCM_MALLOC: i32 = 5;      // TCM block allocated: kind (0 tcm_malloc, 1 stream cache), bytes, address
+export const TRACE_TCM_FREE: i32 = 6;        // TCM block released: kind, bytes, address
 
 // ---- printf argument records (16 bytes each) ----
 export const PF_TAG_INT: i32 = 1;

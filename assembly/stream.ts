@@ -7,6 +7,7 @@ import {
   ST_DESC, ST_POS, ST_CACHE, ST_FILL, ST_INDEX, ST_STATE, ST_BASE, STREAM_OPEN_READ, STREAM_OPEN_WRITE, STREAM_CLOSED,
   TD_DATA, TD_NUMEL, TD_DTYPE, TD_FLAGS, TD_READERS, TD_WRITERS, TDF_READ_ONLY,
   CTX_STAT_STREAM_READS, CTX_STAT_STREAM_WRITES, CTX_TCM_NBLOCKS, CTX_TCM_TABLE, TCMB_BYTES, TCMB_PTR,
+  TRACE_STREAM_REFILL, TRACE_STREAM_FLUSH,
 } from "./layout";
 import { E_STREAM_END, E_STREAM_CLOSED, E_MULTICORE_ACCESSOR, E_READ_ONLY, E_TOO_MANY, KIND_READ_STREAM, KIND_WRITE_STREAM } from "./errors";
 import { CTX, checks_on, is_multicore, fail, slot_of } from "./core";
@@ -14,6 +15,7 @@ import { check_element_type } from "./dtype";
 import { check_coherence } from "./coherence";
 import { tcm_alloc, release } from "./tcm";
 import { log_output_write } from "./writelog";
+import { trace } from "./trace";
 
 function open_stream<T>(desc: usize, kind: i32): usize {
   if (is_multicore()) fail(E_MULTICORE_ACCESSOR, slot_of(desc), kind, 0, 0);
@@ -80,6 +82,7 @@ function flush<T>(s: usize): void {
   const desc = <usize>load<u32>(s, ST_DESC);
   const base = load<u32>(s, ST_BASE);
   log_output_write(desc, base, base + fill);
+  trace(TRACE_STREAM_FLUSH, slot_of(desc), <f64>(<usize>fill << alignof<T>()), <f64>base);
   memory.copy(<usize>load<u32>(desc, TD_DATA) + (<usize>base << alignof<T>()), <usize>load<u32>(s, ST_CACHE), <usize>fill << alignof<T>());
   store<u32>(s, load<u32>(s, ST_BASE) + fill, ST_BASE);
   store<u32>(s, 0, ST_FILL);
@@ -107,6 +110,7 @@ export class ReadStreamAccessor<T> {
     let index = load<u32>(s, ST_INDEX);
     if (index == load<u32>(s, ST_FILL)) { // refill the cache from HBM
       const fill = <u32>min<i64>(<i64>(STREAM_CACHE_BYTES >>> alignof<T>()), load<i64>(desc, TD_NUMEL) - <i64>pos);
+      trace(TRACE_STREAM_REFILL, slot_of(desc), <f64>(<usize>fill << alignof<T>()), <f64>pos);
       memory.copy(cache, <usize>load<u32>(desc, TD_DATA) + (<usize>pos << alignof<T>()), <usize>fill << alignof<T>());
       store<u32>(s, fill, ST_FILL);
       index = 0;

@@ -6,7 +6,7 @@ import {
   MAX_TCM_BLOCKS, MAX_FREED, TCMB_BYTES, TCMB_PTR, TCMB_SIZE, TCMB_KIND, TCMB_SERIAL,
   TCM_POOL_BYTES, TCM_ARENA_BYTES, TCM_ALIGN, TCM_GUARD_BYTES, TCM_GUARD_BYTE, TCM_POISON_BYTE, TCM_GRANULE, CTX_TCM_CLEAN,
   TD_DATA, TD_NUMEL, TD_FLAGS, TD_DTYPE, TDF_READ_ONLY, TDF_OUTPUT, TDF_KERNEL_OWNED,
-  FLAG_POISON,
+  FLAG_POISON, TRACE_TCM_IN, TRACE_TCM_OUT, TRACE_TCM_MALLOC, TRACE_TCM_FREE,
   CTX_STAT_TCM_IN_BYTES, CTX_STAT_TCM_OUT_BYTES, CTX_STAT_TCM_IN_CALLS, CTX_STAT_TCM_OUT_CALLS,
 } from "./layout";
 import {
@@ -16,6 +16,7 @@ import {
 import { CTX, FLAGS, checks_on, is_multicore, fail, slot_of } from "./core";
 import { check_element_type, is_floating } from "./dtype";
 import { log_output_write } from "./writelog";
+import { trace } from "./trace";
 
 /** Slot value for reports that concern no tensor. */
 const NO_TENSOR: i32 = -3;
@@ -65,6 +66,7 @@ export function tcm_alloc(nbytes: usize, kind: i32): usize {
     }
     memory.fill(at + nbytes, TCM_GUARD_BYTE, footprint(nbytes) - nbytes);
   }
+  trace(TRACE_TCM_MALLOC, kind, <f64>nbytes, <f64>at);
   return at;
 }
 
@@ -132,6 +134,7 @@ export function release(i: i32): void {
   const ptr = <usize>load<u32>(e, TCMB_PTR);
   const size = <usize>load<u32>(e, TCMB_SIZE);
   if (checks_on()) check_guard(ptr, size);
+  trace(TRACE_TCM_FREE, load<i32>(e, TCMB_KIND), <f64>size, <f64>ptr);
   const n = load<i32>(CTX, CTX_TCM_NBLOCKS);
   memory.copy(e, entry(i + 1), <usize>((n - i - 1) * TCMB_BYTES));
   store<i32>(CTX, n - 1, CTX_TCM_NBLOCKS);
@@ -227,6 +230,7 @@ export class TcmAccessor {
       store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_IN_BYTES) + <f64>bytes, CTX_STAT_TCM_IN_BYTES);
       store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_IN_CALLS) + 1, CTX_STAT_TCM_IN_CALLS);
     }
+    trace(TRACE_TCM_IN, slot_of(desc), <f64>bytes, <f64>tensor_offset);
     memory.copy(tcm_ptr, <usize>load<u32>(desc, TD_DATA) + (<usize>tensor_offset << alignof<T>()), bytes);
   }
 
@@ -245,6 +249,7 @@ export class TcmAccessor {
       store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_OUT_BYTES) + <f64>bytes, CTX_STAT_TCM_OUT_BYTES);
       store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_OUT_CALLS) + 1, CTX_STAT_TCM_OUT_CALLS);
     }
+    trace(TRACE_TCM_OUT, slot_of(desc), <f64>bytes, <f64>tensor_offset);
     log_output_write(desc, <u32>tensor_offset, <u32>(tensor_offset + num_elem));
     memory.copy(<usize>load<u32>(desc, TD_DATA) + (<usize>tensor_offset << alignof<T>()), tcm_ptr, bytes);
   }

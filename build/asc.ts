@@ -36,6 +36,8 @@ export interface AscInput {
   constants: Record<string, string>;
   /** Extra Binaryen passes (the sanitizer's instrumentation). */
   passes: string[];
+  /** Source texts already read, by absolute path; filled on first read, so every compile of a build sees the same sources. */
+  sourceCache?: Map<string, string>;
 }
 
 /** A diagnostic from the compiler, with its place in the sources. */
@@ -86,7 +88,8 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
         const resolved = resolveVirtual(path.resolve(baseDir, file));
         if (resolved === VIRTUAL_ENTRY) return ENTRY_SOURCE;
         try {
-          const source = await readFile(resolved, "utf8");
+          const source = input.sourceCache?.get(resolved) ?? await readFile(resolved, "utf8");
+          input.sourceCache?.set(resolved, source);
           sourceTexts.set(resolved, source);
           if (!resolved.startsWith(ASSEMBLY_DIR)) files.add(resolved);
           return source;

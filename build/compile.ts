@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { compileOnce, type AscDiagnostic } from "./asc.js";
 import { makeRelocatable } from "./relocate.js";
 import { kernelSignatures, type KernelSignature } from "./signatures.js";
-import { transpileShapeSources } from "./shape-sources.js";
+import { transpileShapeSources, collectShapeFiles } from "./shape-sources.js";
 import { BUILD_BASE_A, BUILD_BASE_B } from "../host/build-constants.js";
 import { ABI_VERSION } from "../host/layout.js";
 import { LIBRARY_FORMAT, type LibraryParts } from "../host/library-file.js";
@@ -54,7 +54,7 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
     kernels.push(...found);
     messages.push(...problems.map((p) => `${p.file}:${p.line}: error: ${p.message}`));
   }
-  const shapeFiles = await Promise.all(req.shapeSrcs.map(async (file) => ({ file, text: await readFile(file, "utf8") })));
+  const shapeFiles = collectShapeFiles(req.shapeSrcs);
   const shapes = transpileShapeSources(shapeFiles);
   messages.push(...shapes.errors);
   if (messages.length) return { messages };
@@ -63,6 +63,7 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
     sources: req.computeSrcs, optimizeLevel: 3,
     constants: cflagConstants(req.extraCflags),
     passes: req.sanitize ? SANITIZE_PASSES : [],
+    sourceCache: new Map<string, string>(), // both compiles must see the same text, even if a file changes meanwhile
   };
   const a = await compileOnce({ ...input, memoryBase: BUILD_BASE_A });
   const errors = a.diagnostics.filter((d) => d.category === "error");
@@ -71,12 +72,15 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
   if (!b.binary) return { messages: [b.text || "the second compile produced no module"] };
 
   const reloc = makeRelocatable(a.binary, b.binary, BUILD_BASE_A, BUILD_BASE_B);
-  const inputs = [...new Set([...req.computeSrcs, ...a.files, ...req.shapeSrcs])].sort();
+  // The hash covers exactly the texts this build compiled.
+  const texts = new Map<string, string>([...input.sourceCache, ...shapeFiles.map(({ file, text }) => [file, text] as const)]);
+  for (const f of [...input.sourceCache.keys()]) if (!a.files.includes(f) && !req.computeSrcs.includes(f)) texts.delete(f);
+  const inputs = [...texts.keys()].sort();
   return {
     manifest: {
       format: LIBRARY_FORMAT, name: req.name, abi: ABI_VERSION, multicore: req.multicore, sanitize: req.sanitize,
       extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels, shapeModules: shapes.modules,
-      hash: inputsHash(req.hashSettings, inputs), inputs,
+      hash: inputsHash(req.hashSettings, texts), inputs,
       computeSrcs: req.computeSrcs, shapeSrcs: req.shapeSrcs,
     },
     wasm: reloc.wasm, codeRelocs: reloc.codeRelocs, data: reloc.data, dataRelocs: reloc.dataRelocs,

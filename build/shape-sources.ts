@@ -3,6 +3,7 @@
 // loads in any process without the sources or a TypeScript toolchain.
 import ts from "typescript";
 import path from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
 
 /** One transpiled shape source, named by its path relative to the first shape source's folder. */
 export interface ShapeModule { path: string; code: string; }
@@ -24,4 +25,24 @@ export function transpileShapeSources(files: { file: string; text: string }[]): 
     return { path: path.relative(root, file).split(path.sep).join("/"), code: out.outputText };
   });
   return { modules, errors };
+}
+
+const EXTENSIONS = ["", ".ts", ".mts", ".js", "/index.ts"];
+
+/** The shape sources and every file they import by relative path, transitively, with their texts. */
+export function collectShapeFiles(entries: string[]): { file: string; text: string }[] {
+  const found = new Map<string, string>();
+  const visit = (file: string) => {
+    if (found.has(file)) return;
+    const text = readFileSync(file, "utf8");
+    found.set(file, text);
+    for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
+      if (!ref.fileName.startsWith(".")) continue;
+      const base = path.resolve(path.dirname(file), ref.fileName.replace(/\.js$/, ""));
+      const hit = EXTENSIONS.map((e) => base + e).find((f) => existsSync(f) && statSync(f).isFile());
+      if (hit) visit(hit);
+    }
+  };
+  entries.forEach(visit);
+  return [...found].map(([file, text]) => ({ file, text }));
 }

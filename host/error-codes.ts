@@ -20,13 +20,47 @@ export const E_STREAM_NOT_CLOSED = 16;    // elements never flushed
 export const E_DTYPE_MISMATCH = 17;       // element bytes of T, 1 if T is float, 0
 export const E_TOO_MANY = 18;             // what (0 streams, 1 TCM blocks, 2 tensors), limit
 export const E_WRITE_NOT_OUTPUT = 19;     // 0
-export const E_TCM_SIZE = 20;             // bytes asked
 export const E_NO_OUTPUT = 21;            // 0
 export const E_SHAPE = 22;                // what (0 shapes differ, 1 dtypes differ, 2 too many dims, 3 bad dtype, 4 bad size), a, b
 export const E_STALE_ACCESSOR = 23;      // handle serial, latest serial, ring size
+export const E_TENSOR_OP = 24;           // what (TOP_* below), operation (OP_* + 100 * form, below), detail (see TOP_*)
 
 // Kinds named in E_INCOHERENT / E_MULTICORE_ACCESSOR / E_READ_ONLY reports.
 export const KIND_ELEMENTWISE = 0;
 export const KIND_READ_STREAM = 1;
 export const KIND_WRITE_STREAM = 2;
 export const KIND_TCM = 3;
+
+// What an E_TENSOR_OP report is about, and what its detail number is.
+export const TOP_SHAPES = 0;          // shapes differ; slot of the tensor compared against
+export const TOP_DTYPES = 1;          // operand dtypes differ; slot of the tensor compared against
+export const TOP_RESULT_DTYPE = 2;    // result dtype is not the operands'; the dtype required
+export const TOP_RESULT_FLOAT = 3;    // result is not float32 where integral operands give float32; the dtype required
+export const TOP_NOT_INTEGRAL = 4;    // bitwise operation on a floating tensor; its dtype
+export const TOP_READ_ONLY = 5;       // result (or fill_ target) is an operator input; 0
+export const TOP_NEGATIVE_POWER = 6;  // integral tensor to a negative integral Scalar power; the exponent
+export const TOP_FLOAT_ALPHA = 7;     // floating alpha with integral operands; alpha
+
+// Operations named in E_TENSOR_OP reports; the report adds 100 * form (0 X, 1 X_out, 2 X_scalar, 3 X_scalar_out,
+// 4 scalar_X, 5 scalar_X_out). The host spells the name from the constant's: OP_BITWISE_AND is "bitwise_and".
+// OP_ABS to OP_EXP keep this order: tensor-ops.ts maps them onto the float loops by offset.
+export const OP_FILL_ = 0;
+export const OP_ABS = 1;
+export const OP_CEIL = 2;
+export const OP_FLOOR = 3;
+export const OP_SIN = 4;
+export const OP_COS = 5;
+export const OP_TAN = 6;
+export const OP_LOG = 7;
+export const OP_LOG2 = 8;
+export const OP_LOG10 = 9;
+export const OP_EXP = 10;
+export const OP_POW = 11;
+export const OP_CLAMP = 12;
+export const OP_ADD = 13;
+export const OP_SUB = 14;
+export const OP_MUL = 15;
+export const OP_DIV = 16;
+export const OP_BITWISE_AND = 17;
+export const OP_BITWISE_OR = 18;
+export const OP_BITWISE_NOT = 19;

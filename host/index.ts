@@ -15,4 +15,6 @@ export { setOutput, type OutputSinks } from "./output.js";
 export { shutdown } from "./pool/pool.js";
 export { hbm, type DeviceMemory } from "./hbm.js";
 export { Rng } from "./rng.js";
+export { profile, chromeTrace, estimateLaunch, GPSIMD_COST_MODEL, type ProfileOptions, type ProfileResult, type DeviceEstimate, type CostModel, type LaunchTrace, type CoreTrace, type ChromeTrace } from "./profile.js";
 export * from "./errors.js";
+export * as autograd from "./autograd.js";

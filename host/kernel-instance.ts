@@ -12,6 +12,7 @@ import {
 } from "./layout.js";
 import { LibraryFormatError } from "./errors.js";
 import type { SourceLocator } from "./source-locator.js";
+import { TRACE_PRINTF, type TraceWriter } from "./trace.js";
 import type { KernelSignature } from "../build/signatures.js";
 
 /** Where a kernel runs and how to name what it touches. */
@@ -94,6 +95,8 @@ export class KernelInstance {
   private enterFrom!: (ctx: number, template: number, core: number) => void;
   private exit!: () => number;
   private runStart: (() => void) | null = null;
+  private tracer: TraceWriter | null = null;
+  private thread = -1;
 
   constructor(
     private readonly module: WebAssembly.Module,
@@ -106,6 +109,12 @@ export class KernelInstance {
   currentSite(): CoreSite {
     if (!this.site) throw new Error("no kernel is running");
     return this.site;
+  }
+
+  /** Records the next runs' kernel spans and events with writer (null: stop tracing); thread names the worker (-1: the calling thread). */
+  traceTo(writer: TraceWriter | null, thread = -1): void {
+    this.tracer = writer;
+    this.thread = thread;
   }
 
   /** Sets what runs at the start of every run, before the core enters (extra imports reset their per-run state here). */
@@ -124,7 +133,16 @@ export class KernelInstance {
         abort: (msg: number, file: number, line: number, column: number) => {
           const site = this.currentSite();
           const text = readString(memory, msg);
-          throw new KernelAbortError("E_ABORT", `${site.op} (core ${site.core}): abort: ${text}${file ? ` at ${readString(memory, file)}:${line}:${column}` : ""}`, { op: site.op, core: site.core, details: { message: text, file: file ? readString(memory, file) : null, line, column } });
+          const raisedFile = file ? sourcePath(readString(memory, file)) : null;
+          const raised = raisedFile ? `${raisedFile}:${line}:${column}` : null;
+          // An abort inside the standard library (a bad length, an index check) names the library file: the kernel's own line is on the stack.
+          const found = this.locator?.locate(new Error().stack ?? "");
+          const place = found?.file && !found.file.startsWith("~lib/") ? found : null;
+          const at = place ? `${place.function} (${place.file}:${place.line}:${place.column})` : raised;
+          throw new KernelAbortError("E_ABORT", `${site.op} (core ${site.core}): abort: ${text}${at ? ` at ${at}` : ""}${place && raisedFile?.startsWith("~lib/") ? `, raised in ${raised}` : ""}`, {
+            op: site.op, core: site.core,
+            details: { message: text, function: place?.function, file: place?.file ?? raisedFile, line: place?.line ?? line, column: place?.column ?? column },
+          });
         },
         seed: () => 0x5eed,
         trace: (msg: number, n: number, ...values: number[]) => {
@@ -137,6 +155,7 @@ export class KernelInstance {
         warn: (code: number, slot: number, a: number, b: number, c: number) => { this.warnings.push(violationError(code, slot, a, b, c, this.currentSite()).message); },
         printf: (fmt: number, args: number, nargs: number) => this.printf(fmt, args, nargs),
         drain_write_log: () => this.drainWriteLog(),
+        trace: (kind: number, slot: number, bytes: number, offset: number) => this.tracer?.event(kind, slot, bytes, offset),
       },
       ...extraModules,
     };
@@ -144,7 +163,11 @@ export class KernelInstance {
 
   private printf(fmt: number, args: number, nargs: number): void {
     const site = this.currentSite();
-    if (site.multicore && site.core !== 0 && !site.printAllCores) { this.dropped++; return; }
+    if (site.multicore && site.core !== 0 && !site.printAllCores) {
+      this.dropped++;
+      this.tracer?.event(TRACE_PRINTF, site.core, 0, -1);
+      return;
+    }
     const view = new DataView(this.memory.buffer);
     const values: PrintfArg[] = [];
     for (let i = 0; i < Math.min(nargs, PF_MAX_ARGS); i++) {
@@ -157,6 +180,7 @@ export class KernelInstance {
       else if (tag === PF_TAG_BOOL) values.push({ kind: "bool", value: view.getBigInt64(rec + 8, true) !== 0n });
     }
     const text = formatPrintf(readString(this.memory, fmt), values);
+    if (this.tracer) this.tracer.event(TRACE_PRINTF, site.core, utf8.encode(text).length, view.getFloat64(site.ctx + CTX_PRINTF_HEAD, true));
     appendToRing(this.memory, site.ctx, site.multicore && site.printAllCores ? tagLines(text, site.core) : text);
   }
 
@@ -209,6 +233,7 @@ export class KernelInstance {
     this.writes = [];
     this.dropped = 0;
     this.runStart?.();
+    this.tracer?.begin(this.thread);
     try {
       if (template) this.enterFrom(site.ctx, template, site.core);
       else this.enter(site.ctx);
@@ -219,6 +244,7 @@ export class KernelInstance {
       this.instance = null; // never reuse an instance that failed mid-kernel
       throw this.asKernelError(e, site);
     } finally {
+      this.tracer?.end();
       this.site = null;
     }
   }
@@ -234,6 +260,11 @@ export class KernelInstance {
     const kind = err instanceof WebAssembly.RuntimeError || err instanceof RangeError ? "trap" : "error";
     return new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): ${kind}: ${what}${at}`, { op: site.op, core: site.core, details: { message: err.message, ...(where ?? {}) }, cause: err });
   }
+}
+
+/** asc names sources relative to "/"; the standard library's as ~lib/... */
+function sourcePath(file: string): string {
+  return file.startsWith("~lib/") || file.startsWith("/") ? file : `/${file}`;
 }
 
 function tagLines(text: string, core: number): string {

@@ -32,7 +32,8 @@ export const CTX_STAT_ELEM_WRITES = 120;
 export const CTX_STAT_STREAM_READS = 128;
 export const CTX_STAT_STREAM_WRITES = 136;
 export const CTX_STAT_PRINTF_CALLS = 144;
-export const CTX_STATS_END = 152;
+export const CTX_STAT_FILL_BYTES = 152;  // bytes stored by zeros/ones/full/eye/fill_
+export const CTX_STATS_END = 160;
 export const CTX_PRINTF_ARGS = 160;  // printf argument records, PF_MAX_ARGS x 16
 export const CTX_TCM_CLEAN = 288;    // bitmap, one bit per TCM_GRANULE of the arena: set = holds no poison
 export const CTX_DESC = 384;          // tensor descriptors, MAX_TENSORS x DESC_BYTES
@@ -61,6 +62,7 @@ export const FLAG_POISON = 4;         // fresh TCM is poisoned; copies out of TC
 export const FLAG_LEAK_IS_ERROR = 8;  // TCM blocks left at exit fail the call
 export const FLAG_LOG_WRITES = 16;    // record output intervals for cross-core checks
 export const FLAG_PRINT_ALL_CORES = 32; // every core may printf (tagged by the host)
+export const FLAG_TRACE = 64;         // report TCM copies, stream refills/flushes and TCM blocks to the host (gpsimd profile)
 
 // ---- TCM ----
 export const TCM_POOL_BYTES = 16384;  // the budget of one core, as on the device
@@ -110,6 +112,14 @@ export const ST_BASE = 24;            // u32, tensor element index of cache[0]
 export const STREAM_OPEN_READ = 1;
 export const STREAM_OPEN_WRITE = 2;
 export const STREAM_CLOSED = 3;
+
+// ---- trace events (host_trace kind; FLAG_TRACE) ----
+export const TRACE_TCM_IN = 1;          // tensor_to_tcm: slot, bytes, tensor offset (elements)
+export const TRACE_TCM_OUT = 2;         // tcm_to_tensor: slot, bytes, tensor offset (elements)
+export const TRACE_STREAM_REFILL = 3;   // read stream cache filled from HBM: slot, bytes, first element
+export const TRACE_STREAM_FLUSH = 4;    // write stream cache written to HBM: slot, bytes, first element
+export const TRACE_TCM_MALLOC = 5;      // TCM block allocated: kind (0 tcm_malloc, 1 stream cache), bytes, address
+export const TRACE_TCM_FREE = 6;        // TCM block released: kind, bytes, address
 
 // ---- printf argument records (16 bytes each) ----
 export const PF_TAG_INT = 1;

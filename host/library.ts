@@ -21,12 +21,13 @@ import type { LibraryParts, LibraryManifest } from "./library-file.js";
 import type { KernelSignature } from "../build/signatures.js";
 import type { OpDefinition } from "./registry.js";
 import {
-  FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_PRINT_ALL_CORES,
+  FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_PRINT_ALL_CORES, FLAG_TRACE,
   TD_DATA, TD_DTYPE, TD_NUMEL, CTX_TCM_BASE, CTX_WLOG, CTX_WLOG_COUNT,
 } from "./layout.js";
 import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "./cross-core.js";
 import { dtypeInfo } from "./dtype.js";
 import type { Pool, LaunchRequest } from "./pool/pool.js";
+import { TraceWriter, TRACE_CORE_BYTES, traceClock, readTrace, readCounters, type CoreTrace, type LaunchTrace } from "./trace.js";
 
 /** An operator of a loaded library, ready to call. */
 export interface Operator {
@@ -95,7 +96,7 @@ export class Library {
   /** Current runtime settings. */
   get options(): Readonly<ResolvedRuntime> { return this.settings; }
 
-  /** Changes runtime settings (checks, leak_is_error, cross_core_checks, print_all_cores, timeout_ms). */
+  /** Changes runtime settings (checks, leak_is_error, cross_core_checks, print_all_cores, timeout_ms, trace). */
   configure(options: RuntimeOptions): this {
     this.settings = resolveRuntime(options, this.settings, `${this.namespace}.configure`);
     return this;
@@ -106,7 +107,7 @@ export class Library {
     const s = this.settings;
     return (s.checks ? FLAG_CHECKS | FLAG_POISON : 0) | (s.leak_is_error ? FLAG_LEAK_IS_ERROR : 0)
       | (this.multicore ? FLAG_MULTICORE : 0) | ((this.multicore ? s.cross_core_checks : s.checks) ? FLAG_LOG_WRITES : 0)
-      | (s.print_all_cores ? FLAG_PRINT_ALL_CORES : 0);
+      | (s.print_all_cores ? FLAG_PRINT_ALL_CORES : 0) | (s.trace ? FLAG_TRACE : 0);
   }
 
   private operator(name: string): Operator {
@@ -135,14 +136,24 @@ export class Library {
     return new Tensor(shaped.sizes(), shaped.dtype);
   }
 
+  /** With trace on: the timeline and counters of the last call that succeeded. */
+  lastTrace: LaunchTrace | null = null;
+  private hostTrace: Float64Array | null = null;
+
   /** Calls operator `name` and returns its output (blocks until every core is done). */
   call(name: string, args: unknown[]): Tensor {
+    const callStart = traceClock();
     const op = this.operator(name);
     const checked = checkArguments(op.qualifiedName, op.kernel, args);
     const out = this.makeOutput(op, args);
     try {
-      if (this.multicore) this.pool().launchSync(this.launchRequest(op, checked, out));
-      else this.runOnHost(op, checked, out);
+      if (this.multicore) {
+        const request = this.launchRequest(op, checked, out);
+        this.pool().launchSync(request);
+        this.keepTrace(op, callStart, request.traced);
+      } else {
+        this.keepTrace(op, callStart, this.runOnHost(op, checked, out));
+      }
       return out;
     } catch (e) {
       out.dispose();
@@ -155,11 +166,14 @@ export class Library {
 
   /** Calls operator `name` without blocking the event loop; the kernel runs on worker threads. */
   async callAsync(name: string, args: unknown[]): Promise<Tensor> {
+    const callStart = traceClock();
     const op = this.operator(name);
     const checked = checkArguments(op.qualifiedName, op.kernel, args);
     const out = this.makeOutput(op, args);
     try {
-      await this.pool().launchAsync(this.launchRequest(op, checked, out));
+      const request = this.launchRequest(op, checked, out);
+      await this.pool().launchAsync(request);
+      this.keepTrace(op, callStart, request.traced);
       return out;
     } catch (e) {
       out.dispose();
@@ -167,12 +181,17 @@ export class Library {
     }
   }
 
+  /** Keeps a traced call's timeline as lastTrace. */
+  private keepTrace(op: Operator, callStart: number, traced: Traced | undefined): void {
+    if (traced) this.lastTrace = { op: op.qualifiedName, multicore: this.multicore, callStart, callEnd: traceClock(), ...traced };
+  }
+
   private launchRequest(op: Operator, checked: CheckedArguments, out: Tensor): LaunchRequest {
     return { library: this, op, checked, output: out, flags: this.flags() };
   }
 
-  /** Runs a single-core kernel on this thread, as core 0. */
-  private runOnHost(op: Operator, checked: CheckedArguments, out: Tensor): void {
+  /** Runs a single-core kernel on this thread, as core 0; returns its trace when the call is traced. */
+  private runOnHost(op: Operator, checked: CheckedArguments, out: Tensor): Traced | undefined {
     const region = coreRegion(HOST_CORE, this.manifest.heapBytes || DEFAULT_HEAP_BYTES);
     const view = new DataView(hbm().memory.buffer);
     const { argDescs, outputDesc } = prepareCore(view, region.ctx, 0, 1, this.flags(), checked.tensors, out);
@@ -184,10 +203,31 @@ export class Library {
       op: op.qualifiedName, core: 0, ctx: region.ctx, multicore: false, printAllCores: false, kernel: op.kernel,
       tensorName: (slot) => describeDescriptor(new DataView(hbm().memory.buffer), region.ctx, slot, op.kernel), tcmBase: view.getUint32(region.ctx + CTX_TCM_BASE, true),
     };
-    const outcome = this.hostInstance.run(site, op.kernel.name, raw);
+    const flags = this.flags();
+    const writer = flags & FLAG_TRACE ? new TraceWriter(this.hostTrace ??= new Float64Array(TRACE_CORE_BYTES / 8), 0) : null;
+    this.hostInstance.traceTo(writer);
+    let outcome: ReturnType<KernelInstance["run"]>;
+    try {
+      outcome = this.hostInstance.run(site, op.kernel.name, raw);
+    } catch (e) {
+      // What the kernel printed before it failed is often the best clue.
+      showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: [], dropped: 0 }]);
+      throw e;
+    } finally {
+      this.hostInstance.traceTo(null);
+    }
+    const writes = [...outcome.writes, ...writeLog(view, region.ctx)];
+    const printed = writer ? readRing(hbm().memory, region.ctx).text : "";
     showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: outcome.warnings, dropped: 0 }]);
-    if (outcome.returned !== 0 && outcome.returned !== outputDesc) copyReturned(op, outcome.returned, out);
-    else if (this.flags() & FLAG_LOG_WRITES) checkCoverage(op, [{ core: 0, intervals: [...outcome.writes, ...writeLog(view, region.ctx)] }], out, false);
+    let returnedBytes = 0;
+    if (outcome.returned !== 0 && outcome.returned !== outputDesc) returnedBytes = copyReturned(op, outcome.returned, out);
+    else if (flags & FLAG_LOG_WRITES) checkCoverage(op, [{ core: 0, intervals: writes }], out, false);
+    if (!writer) return undefined;
+    const core: CoreTrace = {
+      core: 0, ...readTrace(this.hostTrace!, 0), counters: readCounters(view, region.ctx),
+      writes: returnedBytes ? [0, out.numel()] : writes, printf: printed,
+    };
+    return { cores: [core], returnedBytes };
   }
 
   /** Stops using the library: its operators fail from now on and its memory is freed. */
@@ -202,8 +242,11 @@ export class Library {
   get isUnloaded(): boolean { return this.unloaded; }
 }
 
-/** Copies a tensor the kernel returned (not the output itself) into the output. */
-export function copyReturned(op: Operator, desc: number, out: Tensor): void {
+/** What the core threads (or the calling thread) recorded of a traced launch. */
+export type Traced = Pick<LaunchTrace, "cores" | "returnedBytes">;
+
+/** Copies a tensor the kernel returned (not the output itself) into the output; returns the bytes copied. */
+export function copyReturned(op: Operator, desc: number, out: Tensor): number {
   const view = new DataView(hbm().memory.buffer);
   const data = view.getUint32(desc + TD_DATA, true);
   const dtype = view.getInt32(desc + TD_DTYPE, true);
@@ -212,6 +255,7 @@ export function copyReturned(op: Operator, desc: number, out: Tensor): void {
     throw new ShapeFunctionError("E_RETURN_MISMATCH", `${op.qualifiedName}: the kernel returned ${dtypeInfo(dtype).name} with ${numel} elements, but the shape function declared ${out.describe()}; make them agree (or write into get_dst_tensor())`, { op: op.qualifiedName });
   }
   hbm().bytes().copyWithin(out.address, data, data + numel * dtypeInfo(dtype).bytes);
+  return numel * dtypeInfo(dtype).bytes;
 }
 
 /** The intervals still in a core's write log, as [start, end, ...]. */

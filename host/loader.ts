@@ -17,7 +17,7 @@ import { DEFAULT_HEAP_BYTES } from "./core-regions.js";
 import { corePool } from "./pool/pool.js";
 import { buildSync } from "./compile-service.js";
 import { cflagConstants } from "../build/compile.js";
-import { inputsHash } from "../build/hash.js";
+import { inputsHash, readSources } from "../build/hash.js";
 import { ASSEMBLY_DIR } from "../build/asc.js";
 import { ABI_VERSION } from "./layout.js";
 import { hbm } from "./hbm.js";
@@ -70,7 +70,7 @@ function load(options: LoadOptions): Library {
   if (!options.force && existsSync(file)) {
     try {
       const existing = decodeLibrary(readFileSync(file), file);
-      if (existing.manifest.hash === inputsHash(settings, existing.manifest.inputs)) parts = existing;
+      if (existing.manifest.hash === inputsHash(settings, readSources(existing.manifest.inputs))) parts = existing;
     } catch { /* unreadable or old: rebuild */ }
   }
   if (parts) {
@@ -154,8 +154,8 @@ function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions
 }
 
 function pickRuntime(o: LoadTimeOptions): LoadTimeOptions {
-  const { checks, leak_is_error, cross_core_checks, print_all_cores, timeout_ms } = o;
-  return Object.fromEntries(Object.entries({ checks, leak_is_error, cross_core_checks, print_all_cores, timeout_ms }).filter(([, v]) => v !== undefined));
+  const { checks, leak_is_error, cross_core_checks, print_all_cores, timeout_ms, trace } = o;
+  return Object.fromEntries(Object.entries({ checks, leak_is_error, cross_core_checks, print_all_cores, timeout_ms, trace }).filter(([, v]) => v !== undefined));
 }
 
 /** Unloads the library registered as namespace (or the given library). */

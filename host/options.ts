@@ -15,6 +15,8 @@ export interface RuntimeOptions {
   print_all_cores?: boolean;
   /** A kernel running on worker threads longer than this fails and the threads are rebuilt (default 30000 ms). */
   timeout_ms?: number;
+  /** Record each call's per-core timeline and counters in library.lastTrace (default false; see gpsimd profile). */
+  trace?: boolean;
 }
 
 /** Settings fixed when the library is loaded. */
@@ -56,6 +58,7 @@ export interface ResolvedRuntime {
   cross_core_checks: boolean;
   print_all_cores: boolean;
   timeout_ms: number;
+  trace: boolean;
 }
 
 function fail(option: string, value: unknown, expected: string): never {
@@ -76,7 +79,7 @@ function int(o: Record<string, unknown>, key: string, fallback: number, min: num
   return v;
 }
 
-const RUNTIME_KEYS = ["checks", "leak_is_error", "cross_core_checks", "print_all_cores", "timeout_ms"];
+const RUNTIME_KEYS = ["checks", "leak_is_error", "cross_core_checks", "print_all_cores", "timeout_ms", "trace"];
 const LOAD_TIME_KEYS = [...RUNTIME_KEYS, "cores", "threads"];
 const LOAD_KEYS = [...LOAD_TIME_KEYS, "name", "compute_srcs", "shape_srcs", "build_directory", "multicore", "extra_cflags", "extra_include_paths", "verbose", "sanitize", "force"];
 
@@ -97,6 +100,7 @@ export function resolveRuntime(o: RuntimeOptions, base?: ResolvedRuntime, what =
     cross_core_checks: bool(r, "cross_core_checks", base?.cross_core_checks ?? true),
     print_all_cores: bool(r, "print_all_cores", base?.print_all_cores ?? false),
     timeout_ms: int(r, "timeout_ms", base?.timeout_ms ?? 30000, 1, 2 ** 31 - 1),
+    trace: bool(r, "trace", base?.trace ?? false),
   };
 }
 

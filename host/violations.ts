@@ -8,7 +8,7 @@ import {
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError,
 } from "./errors.js";
 import { dtypeInfo, ScalarType } from "./dtype.js";
-import { TCM_POOL_BYTES, TCM_ARENA_BYTES } from "./layout.js";
+import { TCM_ARENA_BYTES } from "./layout.js";
 
 /** What the host knows about the launch that reported a violation. */
 export interface ViolationSite {
@@ -96,8 +96,6 @@ export function violationError(code: number, slot: number, a: number, b: number,
       const what = ["stream accessors", "TCM blocks", "tensors"][a] ?? "items";
       return new KernelLimitError("E_TOO_MANY", `${where}: more than ${b} ${what} in one launch`, ctx({ what, limit: b }));
     }
-    case K.E_TCM_SIZE:
-      return new TcmRangeError("E_TCM_SIZE", `${where}: tcm_malloc(${a}) is larger than the ${bytes(TCM_POOL_BYTES)} pool`, ctx({ asked: a }));
     case K.E_SHAPE: {
       const text = a === 0 ? `shapes differ (${b} vs ${c} elements); tensor operations do not broadcast`
         : a === 1 ? `dtypes differ (${dtypeName(b)} vs ${dtypeName(c)})`
@@ -106,7 +104,47 @@ export function violationError(code: number, slot: number, a: number, b: number,
         : `dimension ${b} has size ${c}; sizes must be in [0, 65535]`;
       return new KernelShapeError("E_SHAPE", `${where}: ${t}: ${text}`, ctx({ what: a, a: b, b: c }));
     }
+    case K.E_TENSOR_OP:
+      return tensorOpError(a, tensorOpName(b), t, c, site, `${where}: ${tensorOpName(b)}: `, ctx);
     default:
       return new GpsimdError("E_UNKNOWN_VIOLATION", `${where}: kernel library reported violation ${code} (${a}, ${b}, ${c})`, ctx({ code, a, b, c }));
   }
+}
+
+/** "add_scalar_out" from an E_TENSOR_OP operation number (OP_* + 100 * form). */
+function tensorOpName(n: number): string {
+  const base = Object.entries(K).find(([name, value]) => name.startsWith("OP_") && value === n % 100)?.[0].slice(3).toLowerCase() ?? `operation ${n % 100}`;
+  const form = Math.floor(n / 100);
+  return `${form >= 4 ? "scalar_" : ""}${base}${form === 2 || form === 3 ? "_scalar" : ""}${form % 2 === 1 ? "_out" : ""}`;
+}
+
+/** The error for an E_TENSOR_OP report (what: TOP_*) about tensor t of operation op. */
+function tensorOpError(what: number, op: string, t: string, detail: number, site: ViolationSite, prefix: string,
+  ctx: (details: Record<string, unknown>) => { op: string; core: number; details: Record<string, unknown> }): GpsimdError {
+  const info = (more: Record<string, unknown>) => ctx({ operation: op, ...more });
+  switch (what) {
+    case K.TOP_SHAPES:
+      return new KernelShapeError("E_TENSOR_OP", `${prefix}${both(t, site.tensorName(detail))} have different shapes; tensor operations do not broadcast`, info({ what: "shapes" }));
+    case K.TOP_DTYPES:
+      return new DTypeMismatchError("E_TENSOR_OP", `${prefix}${both(t, site.tensorName(detail))} have different dtypes; tensor operations do not promote one to the other`, info({ what: "dtypes" }));
+    case K.TOP_RESULT_DTYPE:
+      return new DTypeMismatchError("E_TENSOR_OP", `${prefix}${t} cannot hold the result, which is ${dtypeName(detail)} like the operands; tensor operations do not convert`, info({ what: "result dtype", required: dtypeName(detail) }));
+    case K.TOP_RESULT_FLOAT:
+      return new DTypeMismatchError("E_TENSOR_OP", `${prefix}${t} cannot hold the result, which is ${dtypeName(detail)}: integral operands give float32 with div (true division), sin, cos, tan, log, log2, log10, exp and a floating Scalar, as in torch`, info({ what: "result dtype", required: dtypeName(detail) }));
+    case K.TOP_NOT_INTEGRAL:
+      return new DTypeMismatchError("E_TENSOR_OP", `${prefix}${t} is ${dtypeName(detail)}; bitwise operations take integral tensors only (int8, uint8, int16, int32, int64)`, info({ what: "not integral", dtype: dtypeName(detail) }));
+    case K.TOP_READ_ONLY:
+      return new ReadOnlyTensorError("E_TENSOR_OP", `${prefix}cannot write into ${t}, which is an operator input and read-only; write into get_dst_tensor() or a tensor the kernel made`, info({ what: "read-only" }));
+    case K.TOP_NEGATIVE_POWER:
+      return new DTypeMismatchError("E_TENSOR_OP", `${prefix}${t} is integral and the exponent ${detail} is a negative integer; integers to negative integer powers are not allowed (as in torch); pass a floating exponent`, info({ what: "negative power", exponent: detail }));
+    case K.TOP_FLOAT_ALPHA:
+      return new DTypeMismatchError("E_TENSOR_OP", `${prefix}alpha ${detail} is a floating-point Scalar but ${t} is integral; integral operands take an integral alpha (as in torch)`, info({ what: "floating alpha", alpha: detail }));
+    default:
+      return new GpsimdError("E_TENSOR_OP", `${prefix}tensor operation violation ${what} on ${t} (${detail})`, info({ what }));
+  }
+}
+
+/** "argument 1 'b' (float32[3]) and argument 0 'a' (float32[4])"; only tensors the kernel made share a name. */
+function both(t: string, other: string): string {
+  return t === other ? "two tensors the kernel made" : `${t} and ${other}`;
 }

@@ -16,3 +16,7 @@ export declare function host_printf(fmt: usize, args: usize, nargs: i32): void;
 /** The output write log is full: the host takes its entries and empties it. */
 @external("gpsimd", "drain_write_log")
 export declare function host_drain_write_log(): void;
+
+/** A timeline event (TRACE_* kind), timestamped by the host; called only when FLAG_TRACE is set. */
+@external("gpsimd", "trace")
+export declare function host_trace(kind: i32, slot: i32, bytes: f64, offset: f64): void;

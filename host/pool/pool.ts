@@ -7,14 +7,16 @@ import { hbm } from "../hbm.js";
 import { coreRegion, DEFAULT_HEAP_BYTES } from "../core-regions.js";
 import { prepareCore } from "../descriptors.js";
 import { errorFromData, GpsimdError, KernelTimeoutError, WorkerCrashError } from "../errors.js";
-import { showCoreOutput, copyReturned, checkCoverage, describeGaps, writeLog, type Library, type Operator, type CoreReport } from "../library.js";
+import { showCoreOutput, copyReturned, checkCoverage, describeGaps, writeLog, type Library, type Operator, type CoreReport, type Traced } from "../library.js";
+import { readRing } from "../kernel-instance.js";
+import { readTrace, readCounters, TRACE_CORE_BYTES, type CoreTrace } from "../trace.js";
 import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../cross-core.js";
-import { CTX_DESC, DESC_BYTES, FLAG_LOG_WRITES } from "../layout.js";
+import { CTX_DESC, DESC_BYTES, FLAG_LOG_WRITES, FLAG_TRACE } from "../layout.js";
 import type { CheckedArguments } from "../arguments.js";
 import type { Tensor } from "../tensor.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
-  C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, MAX_CORES,
+  C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, MAX_CORES,
   STATUS_PENDING, STATUS_RUNNING, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord,
   type CoreReportData, type WorkerMessage, type WorkerInit,
 } from "./protocol.js";
@@ -26,6 +28,8 @@ export interface LaunchRequest {
   checked: CheckedArguments;
   output: Tensor;
   flags: number;
+  /** Filled in when the launch is traced (FLAG_TRACE) and succeeded. */
+  traced?: Traced;
 }
 
 /** A launch that has been published to the workers. */
@@ -55,6 +59,9 @@ export class Pool {
   private nextLibraryId = 1;
   private readonly libraryIds = new Map<Library, number>();
   private template = 0;
+  /** Device memory for traced launches' events (allocated at the first traced launch, grown for more cores). */
+  private traceArea = 0;
+  private traceCores = 0;
   private inFlight: InFlight | null = null;
   private queue: Promise<void> = Promise.resolve();
   private closing = false;
@@ -168,6 +175,7 @@ export class Pool {
     c[C_NCORES] = cores;
     c[C_THREADS] = threads;
     c[C_TEMPLATE] = this.template;
+    c[C_TRACE] = request.flags & FLAG_TRACE ? this.traceAreaFor(cores) : 0;
     c[C_COMMAND] = COMMAND_LAUNCH;
     Atomics.store(c, C_DONE, 0);
     Atomics.store(c, C_COMPLETE, 0);
@@ -179,6 +187,16 @@ export class Pool {
     const launch: InFlight = { seq, request, deadline: performance.now() + lib.options.timeout_ms, settle, collected: false };
     this.inFlight = launch;
     return launch;
+  }
+
+  /** The trace area, with room for `cores` cores. */
+  private traceAreaFor(cores: number): number {
+    if (this.traceCores < cores) {
+      if (this.traceArea) hbm().release(this.traceArea);
+      this.traceArea = hbm().alloc(cores * TRACE_CORE_BYTES, "trace events");
+      this.traceCores = cores;
+    }
+    return this.traceArea;
   }
 
   /** Blocks until the launch completes (or times out), then collects it. */
@@ -255,8 +273,23 @@ export class Pool {
       if (notes.length) throw new (first.constructor as new (c: string, m: string, x: object) => GpsimdError)(first.code, `${first.message}\n${notes.join("\n")}`, { op: first.op, core: first.core, details: { ...first.details, failedCores: errors.map((e) => e.core) } });
       throw first;
     }
-    if (returned) copyReturned(op, returned, request.output);
+    let returnedBytes = 0;
+    if (returned) returnedBytes = copyReturned(op, returned, request.output);
     else if (checkWrites) checkCoverage(op, writes, request.output, lib.multicore);
+    if (request.flags & FLAG_TRACE) request.traced = { cores: this.coreTraces(lib.cores, writes, returned ? request.output.numel() : 0), returnedBytes };
+  }
+
+  /** Each core's timeline and counters of the launch just completed. */
+  private coreTraces(cores: number, writes: CoreWrites[], returnedElements: number): CoreTrace[] {
+    const view = new DataView(hbm().memory.buffer);
+    const f64 = new Float64Array(hbm().memory.buffer);
+    return Array.from({ length: cores }, (_, k) => {
+      const ctx = Atomics.load(this.control, C_CONTEXTS + k) >>> 0;
+      return {
+        core: k, ...readTrace(f64, (this.traceArea + k * TRACE_CORE_BYTES) / 8), counters: readCounters(view, ctx),
+        writes: returnedElements ? (k === 0 ? [0, returnedElements] : []) : writes[k].intervals, printf: readRing(hbm().memory, ctx).text,
+      };
+    });
   }
 
   /** A launch ran past its deadline: the threads are rebuilt (a runaway kernel cannot be stopped otherwise). */

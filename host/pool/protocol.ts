@@ -26,6 +26,8 @@ export const C_COMMAND = 9;
 export const C_LIBRARY_MESSAGES = 10;
 /** Workers parked in Atomics.wait (the main thread skips notify when none is). */
 export const C_PARKED = 11;
+/** Device-memory address of the launch's trace area (TRACE_CORE_BYTES per core), 0 when the launch is not traced. */
+export const C_TRACE = 12;
 /** Per-core status words start here. */
 export const C_STATUS = 16;
 export const MAX_CORES = 64;

@@ -8,10 +8,11 @@ import { createSourceLocator } from "../source-locator.js";
 import { errorToData } from "../errors.js";
 import { describeDescriptor } from "../describe.js";
 import { sanitizerImports, isSanitized, type CoreBlock } from "../sanitizer.js";
-import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, CTX_FLAGS } from "../layout.js";
+import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, FLAG_TRACE, CTX_FLAGS } from "../layout.js";
+import { TraceWriter, TRACE_CORE_BYTES } from "../trace.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
-  C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, COMMAND_EXIT, STATUS_RUNNING, STATUS_OK, STATUS_REPORT,
+  C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, COMMAND_EXIT, STATUS_RUNNING, STATUS_OK, STATUS_REPORT,
   STATUS_ERROR, MAILBOX_BYTES, claimWord, type WorkerInit, type WorkerMessage, type WorkerOp, type CoreReportData,
 } from "./protocol.js";
 
@@ -124,6 +125,8 @@ function runCore(seq: number, core: number): void {
       tcmBase: view.getUint32(ctx + CTX_TCM_BASE, true),
       tensorName: (slot) => describeDescriptor(new DataView(init.memory.buffer), ctx, slot, op.kernel),
     };
+    const traceArea = flags & FLAG_TRACE ? Atomics.load(control, C_TRACE) >>> 0 : 0;
+    lib.instance.traceTo(traceArea ? new TraceWriter(new Float64Array(init.memory.buffer), (traceArea + core * TRACE_CORE_BYTES) / 8) : null, init.index);
     const outcome = lib.instance.run(site, op.kernel.name, args, template);
     const output = view.getUint32(ctx + CTX_DST, true);
     const returned = !site.multicore && outcome.returned !== 0 && outcome.returned !== output ? outcome.returned : 0;

@@ -1,0 +1,93 @@
+// profile(library, op, args): wall time of plain calls, then traced calls
+// for the per-core timeline and counters, and the cost model's estimate of
+// the device time. What `gpsimd profile` prints and writes comes from here.
+import type { Library } from "./library.js";
+import type { Tensor } from "./tensor.js";
+import type { LaunchTrace } from "./trace.js";
+import { estimateLaunch, type DeviceEstimate } from "./cost-model.js";
+import { OptionError } from "./errors.js";
+
+export { GPSIMD_COST_MODEL, estimateLaunch, type CostModel, type DeviceEstimate, type CoreEstimate, type LaunchCounts } from "./cost-model.js";
+export { chromeTrace, type ChromeTrace, type ChromeTraceEvent } from "./chrome-trace.js";
+export type { LaunchTrace, CoreTrace, CoreCounters, TraceEvent } from "./trace.js";
+
+/** How many calls to make. */
+export interface ProfileOptions {
+  /** Untraced calls timed for the wall time (default 10). */
+  runs?: number;
+  /** Traced calls; the one with the median duration is kept as the timeline (default 3). */
+  traceRuns?: number;
+  /** Untimed calls first, so the timings see warm code (default 2). */
+  warmup?: number;
+  /** Called after each call with (done, total), for progress displays. */
+  progress?: (done: number, total: number) => void;
+}
+
+/** Median, minimum and maximum of a set of times (ms). */
+export interface Timing { median: number; min: number; max: number; }
+
+/** What profile found. */
+export interface ProfileResult {
+  /** lib::op */
+  op: string;
+  multicore: boolean;
+  /** Names of the kernel's parameters, by descriptor slot (for naming tensors in events). */
+  params: string[];
+  /** Wall time of untraced calls (checks as the library is configured), ms. */
+  wall: Timing;
+  /** Wall time of traced calls (checks on, every event timestamped), ms. */
+  tracedWall: Timing;
+  /** The traced call with the median duration. */
+  trace: LaunchTrace;
+  /** The cost model's device time for that call (an estimate, not a measurement). */
+  estimate: DeviceEstimate;
+}
+
+function timing(times: number[]): Timing {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted[sorted.length - 1] };
+}
+
+function count(value: number | undefined, fallback: number, name: string, min: number): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < min) throw new OptionError("E_OPTION", `profile: ${name} must be an integer >= ${min}, got ${String(value)}`);
+  return v;
+}
+
+/**
+ * Profiles operator `opName` of `library` on `args`: times untraced calls, then makes traced calls (trace and
+ * checks on, for the counters) and returns the median one's timeline with the estimated device time.
+ * The library's settings are restored afterwards.
+ */
+export function profile(library: Library, opName: string, args: unknown[], options: ProfileOptions = {}): ProfileResult {
+  const runs = count(options.runs, 10, "runs", 1);
+  const traceRuns = count(options.traceRuns, 3, "traceRuns", 1);
+  const warmup = count(options.warmup, 2, "warmup", 0);
+  const op = library.ops.get(opName);
+  if (!op) throw new OptionError("E_OPTION", `profile: ${library.namespace} has no operator ${opName}; it has ${[...library.ops.keys()].join(", ")}`);
+  const total = warmup + runs + traceRuns;
+  let done = 0;
+  const call = (): number => {
+    const t0 = performance.now();
+    (library.call(opName, args) as Tensor).dispose();
+    const ms = performance.now() - t0;
+    options.progress?.(++done, total);
+    return ms;
+  };
+  const saved = { trace: library.options.trace, checks: library.options.checks };
+  try {
+    library.configure({ trace: false });
+    for (let i = 0; i < warmup; i++) call();
+    const wall = Array.from({ length: runs }, call);
+    library.configure({ trace: true, checks: true });
+    const traced = Array.from({ length: traceRuns }, () => ({ ms: call(), trace: library.lastTrace! }));
+    const median = [...traced].sort((a, b) => a.ms - b.ms)[Math.floor(traced.length / 2)];
+    return {
+      op: op.qualifiedName, multicore: library.multicore, params: op.kernel.params.map((p) => p.name),
+      wall: timing(wall), tracedWall: timing(traced.map((t) => t.ms)), trace: median.trace,
+      estimate: estimateLaunch({ cores: median.trace.cores.map((c) => c.counters), returnedBytes: median.trace.returnedBytes }),
+    };
+  } finally {
+    library.configure(saved);
+  }
+}

@@ -1,0 +1,157 @@
+// Per-core timelines of traced launches (library.configure({ trace: true })):
+// each core's kernel span and the events the kernel library reports (TCM
+// copies, stream cache refills and flushes, TCM blocks) plus printf, with the
+// core's counters read from its context block after the run. Events are
+// packed as float64 records, so a core thread writes them straight into
+// shared memory and the main thread reads them back without serialising.
+import {
+  CTX_STAT_TCM_IN_BYTES, CTX_STAT_TCM_OUT_BYTES, CTX_STAT_TCM_IN_CALLS, CTX_STAT_TCM_OUT_CALLS, CTX_STAT_ELEM_READS,
+  CTX_STAT_ELEM_WRITES, CTX_STAT_STREAM_READS, CTX_STAT_STREAM_WRITES, CTX_STAT_PRINTF_CALLS, CTX_STAT_FILL_BYTES,
+  TRACE_TCM_IN, TRACE_TCM_OUT, TRACE_STREAM_REFILL, TRACE_STREAM_FLUSH, TRACE_TCM_MALLOC, TRACE_TCM_FREE,
+} from "./layout.js";
+
+/** Event kind the host adds (the kernel library's kinds are TRACE_* in layout.ts): a printf call; bytes of text, offset in the printf ring (-1: dropped). */
+export const TRACE_PRINTF = 16;
+
+/** Names of event kinds, as shown on the timeline. */
+export const TRACE_KIND_NAMES: Record<number, string> = {
+  [TRACE_TCM_IN]: "tensor_to_tcm", [TRACE_TCM_OUT]: "tcm_to_tensor", [TRACE_STREAM_REFILL]: "stream refill",
+  [TRACE_STREAM_FLUSH]: "stream flush", [TRACE_TCM_MALLOC]: "tcm_malloc", [TRACE_TCM_FREE]: "tcm_free", [TRACE_PRINTF]: "printf",
+};
+
+/** Events one core keeps per launch; later ones are counted as dropped (the counters stay exact). */
+export const TRACE_EVENTS_PER_CORE = 32768;
+/** float64 slots of a core's header: event count, dropped events, span start, span end, thread. */
+const HEADER = 8;
+/** float64 slots per event: time, kind, slot, bytes, offset. */
+const RECORD = 5;
+/** Bytes of one core's trace area. */
+export const TRACE_CORE_BYTES = (HEADER + RECORD * TRACE_EVENTS_PER_CORE) * 8;
+
+// Times are milliseconds since a fixed epoch, from the wall clock of the thread that records them
+// (performance.timeOrigin + performance.now()), so the core threads' times are comparable. The epoch
+// keeps the numbers small enough for float64 to resolve nanoseconds.
+const EPOCH_MS = 1.7e12;
+const ORIGIN = performance.timeOrigin - EPOCH_MS;
+
+/** Now, in ms since the trace epoch (comparable across threads). */
+export function traceClock(): number {
+  return ORIGIN + performance.now();
+}
+
+/** One event of a core's timeline. */
+export interface TraceEvent {
+  /** ms since the trace epoch. */
+  time: number;
+  /** TRACE_* kind. */
+  kind: number;
+  /** Descriptor slot of the tensor (argument position, -1 output, -2 kernel-made); TCM kind for malloc/free. */
+  slot: number;
+  bytes: number;
+  /** Tensor element offset (copies, streams), TCM address (malloc/free), ring position (printf). */
+  offset: number;
+}
+
+/** What the kernel library counted on one core (CTX_STAT_*; kept when checks are on). */
+export interface CoreCounters {
+  tcmInBytes: number;
+  tcmOutBytes: number;
+  tcmInCalls: number;
+  tcmOutCalls: number;
+  elemReads: number;
+  elemWrites: number;
+  streamReads: number;
+  streamWrites: number;
+  printfCalls: number;
+  /** Bytes stored by zeros/ones/full/eye/fill_ inside the kernel. */
+  fillBytes: number;
+}
+
+/** One core's part of a traced launch. */
+export interface CoreTrace {
+  core: number;
+  /** Worker thread that ran it (-1: the calling thread). */
+  thread: number;
+  /** Kernel span, ms since the trace epoch. */
+  start: number;
+  end: number;
+  events: TraceEvent[];
+  /** Events past TRACE_EVENTS_PER_CORE, not kept. */
+  dropped: number;
+  counters: CoreCounters;
+  /** Output element intervals this core wrote, [start, end, start, end, ...] (when writes are logged). */
+  writes: number[];
+  /** printf text of this core (what its ring kept). */
+  printf: string;
+}
+
+/** A traced launch. */
+export interface LaunchTrace {
+  /** lib::op */
+  op: string;
+  multicore: boolean;
+  /** The call as the host saw it: arguments checked, shape function, kernel on every core, checks. */
+  callStart: number;
+  callEnd: number;
+  cores: CoreTrace[];
+  /** Bytes the runtime copied from a tensor the kernel returned into the output (0 when it wrote get_dst_tensor()). */
+  returnedBytes: number;
+}
+
+/** Writes one core's events into float64 slots from `base` (a core thread's share of shared memory, or a local array). */
+export class TraceWriter {
+  private count = 0;
+  private dropped = 0;
+
+  constructor(private readonly f64: Float64Array, private readonly base: number, private readonly capacity = TRACE_EVENTS_PER_CORE) {}
+
+  /** Starts the kernel span. */
+  begin(thread: number): void {
+    this.count = 0;
+    this.dropped = 0;
+    this.f64[this.base + 4] = thread;
+    this.f64[this.base + 2] = traceClock();
+  }
+
+  /** Records an event now. */
+  event(kind: number, slot: number, bytes: number, offset: number): void {
+    if (this.count >= this.capacity) { this.dropped++; return; }
+    const at = this.base + HEADER + this.count * RECORD;
+    this.f64[at] = traceClock();
+    this.f64[at + 1] = kind;
+    this.f64[at + 2] = slot;
+    this.f64[at + 3] = bytes;
+    this.f64[at + 4] = offset;
+    this.count++;
+  }
+
+  /** Ends the kernel span (also after a failure). */
+  end(): void {
+    this.f64[this.base + 3] = traceClock();
+    this.f64[this.base] = this.count;
+    this.f64[this.base + 1] = this.dropped;
+  }
+}
+
+/** Reads what a TraceWriter wrote from `base`. */
+export function readTrace(f64: Float64Array, base: number): Pick<CoreTrace, "thread" | "start" | "end" | "events" | "dropped"> {
+  const count = f64[base];
+  const events: TraceEvent[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = base + HEADER + i * RECORD;
+    events.push({ time: f64[at], kind: f64[at + 1], slot: f64[at + 2], bytes: f64[at + 3], offset: f64[at + 4] });
+  }
+  return { thread: f64[base + 4], start: f64[base + 2], end: f64[base + 3], events, dropped: f64[base + 1] };
+}
+
+/** The counters in the context block at ctx (valid until the core's next launch). */
+export function readCounters(view: DataView, ctx: number): CoreCounters {
+  const at = (offset: number) => view.getFloat64(ctx + offset, true);
+  return {
+    tcmInBytes: at(CTX_STAT_TCM_IN_BYTES), tcmOutBytes: at(CTX_STAT_TCM_OUT_BYTES),
+    tcmInCalls: at(CTX_STAT_TCM_IN_CALLS), tcmOutCalls: at(CTX_STAT_TCM_OUT_CALLS),
+    elemReads: at(CTX_STAT_ELEM_READS), elemWrites: at(CTX_STAT_ELEM_WRITES),
+    streamReads: at(CTX_STAT_STREAM_READS), streamWrites: at(CTX_STAT_STREAM_WRITES),
+    printfCalls: at(CTX_STAT_PRINTF_CALLS), fillBytes: at(CTX_STAT_FILL_BYTES),
+  };
+}
