@@ -1,6 +1,6 @@
 // The element loops behind the tensor operations (tensor-ops.ts). Floating
-// results are computed in float32 and integral ones in int64 (wrapping), then
-// stored in the result's dtype. float32 tensors are worked on in place with
+// results are computed in float32 (libm functions in double, then rounded) and
+// integral ones in int64 (wrapping), then stored in the result's dtype. float32 tensors are worked on in place with
 // v128 where the operation allows; other dtypes go through chunks converted
 // to float32 or int64 in scratch buffers on the kernel heap.
 import { kFloat, kBFloat16, kHalf, kInt, kChar, kLong, kShort, kByte, f32_to_bf16, bf16_to_f32, f32_to_f16, f16_to_f32 } from "./dtype";
@@ -100,7 +100,7 @@ export function wrap_to(dt: i32, v: i64): i64 {
 }
 
 /** a to the power b in wrapping integer arithmetic; a negative b gives 1 for a = 1, ±1 for a = -1, else 0 (as torch). */
-export function powi(a: i64, b: i64): i64 {
+function powi(a: i64, b: i64): i64 {
   if (b < 0) {
     if (a == 1) return 1;
     if (a == -1) return (b & 1) ? -1 : 1;

@@ -241,7 +241,7 @@ export function scalar_bitwise_or_out<S>(result: Tensor, self: S, other: Tensor)
 
 /** True for a floating Scalar (f32, f64), false for an integral one; anything but a number does not compile. */
 // @ts-ignore: decorator
-@inline export function is_float_scalar<S>(): bool {
+@inline function is_float_scalar<S>(): bool {
   if (!isInteger<S>() && !isFloat<S>()) ERROR("a Scalar is a number: an integer type (i32, i64) or a float type (f32, f64)");
   return isFloat<S>();
 }
