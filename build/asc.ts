@@ -7,7 +7,9 @@ import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import asc from "assemblyscript/asc";
+import type { Transform } from "assemblyscript/transform";
 import { INITIAL_PAGES } from "../host/build-constants.js";
+import { loopPolls } from "./loop-polls.js";
 
 /** The kernel library's folder (assembly/) of this package: found upwards from this file, which runs from build/ or dist/build/. */
 export const ASSEMBLY_DIR = findAssemblyDir(path.dirname(fileURLToPath(import.meta.url)));
@@ -99,6 +101,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
       },
       writeFile: (file: string, contents: Uint8Array | string) => { outputs.set(path.basename(file), contents); },
       listFiles: () => [],
+      transforms: [loopPolls as unknown as Transform],
       stdout: sink(), stderr: sink((s) => { text += s; }),
       reportDiagnostic: (d) => {
         const category = d.category === 3 ? "error" : d.category === 2 ? "warning" : "info"; // asc: 0 pedantic, 1 info, 2 warning, 3 error

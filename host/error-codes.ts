@@ -24,6 +24,7 @@ export const E_NO_OUTPUT = 21;            // 0
 export const E_SHAPE = 22;                // what (0 shapes differ, 1 dtypes differ, 2 too many dims, 3 bad dtype, 4 bad size), a, b
 export const E_STALE_ACCESSOR = 23;      // handle serial, latest serial, ring size
 export const E_TENSOR_OP = 24;           // what (TOP_* below), operation (OP_* + 100 * form, below), detail (see TOP_*)
+export const E_STOPPED = 25;             // 0 (the host asked the kernel to stop: its timeout passed)
 
 // Kinds named in E_INCOHERENT / E_MULTICORE_ACCESSOR / E_READ_ONLY reports.
 export const KIND_ELEMENTWISE = 0;

@@ -5,7 +5,7 @@ import * as K from "./error-codes.js";
 import {
   GpsimdError, AccessorIndexError, AccessorRankError, ReadOnlyTensorError, TensorRangeError, TcmRangeError, TcmFreeError,
   TcmLeakError, TcmGuardError, StreamAccessorError, CoherenceError, UninitializedTcmError, MulticoreRuleError,
-  KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError,
+  KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError, KernelTimeoutError,
 } from "./errors.js";
 import { dtypeInfo, ScalarType } from "./dtype.js";
 import { TCM_ARENA_BYTES } from "./layout.js";
@@ -106,6 +106,8 @@ export function violationError(code: number, slot: number, a: number, b: number,
     }
     case K.E_TENSOR_OP:
       return tensorOpError(a, tensorOpName(b), t, c, site, `${where}: ${tensorOpName(b)}: `, ctx);
+    case K.E_STOPPED:
+      return new KernelTimeoutError("E_STOPPED", `${where}: stopped: the kernel ran past the library's timeout_ms`, ctx({}));
     default:
       return new GpsimdError("E_UNKNOWN_VIOLATION", `${where}: kernel library reported violation ${code} (${a}, ${b}, ${c})`, ctx({ code, a, b, c }));
   }
