@@ -27,7 +27,7 @@ import {
 import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "./cross-core.js";
 import { dtypeInfo } from "./dtype.js";
 import type { Pool, LaunchRequest } from "./pool/pool.js";
-import { TraceWriter, TRACE_CORE_BYTES, traceClock, readTrace, readCounters, type CoreTrace, type LaunchTrace } from "./trace.js";
+import { TraceWriter, TRACE_CORE_BYTES, traceClock, coreTrace, readCounters, type LaunchTrace } from "./trace.js";
 
 /** An operator of a loaded library, ready to call. */
 export interface Operator {
@@ -223,10 +223,7 @@ export class Library {
     if (outcome.returned !== 0 && outcome.returned !== outputDesc) returnedBytes = copyReturned(op, outcome.returned, out);
     else if (flags & FLAG_LOG_WRITES) checkCoverage(op, [{ core: 0, intervals: writes }], out, false);
     if (!writer) return undefined;
-    const core: CoreTrace = {
-      core: 0, ...readTrace(this.hostTrace!, 0), counters: readCounters(view, region.ctx),
-      writes: returnedBytes ? [0, out.numel()] : writes, printf: printed,
-    };
+    const core = coreTrace(this.hostTrace!, 0, { core: 0, counters: readCounters(view, region.ctx), writes: returnedBytes ? [0, out.numel()] : writes, printf: printed });
     return { cores: [core], returnedBytes };
   }
 

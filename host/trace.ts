@@ -133,15 +133,24 @@ export class TraceWriter {
   }
 }
 
-/** Reads what a TraceWriter wrote from `base`. */
-export function readTrace(f64: Float64Array, base: number): Pick<CoreTrace, "thread" | "start" | "end" | "events" | "dropped"> {
-  const count = f64[base];
-  const events: TraceEvent[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = base + HEADER + i * RECORD;
-    events.push({ time: f64[at], kind: f64[at + 1], slot: f64[at + 2], bytes: f64[at + 3], offset: f64[at + 4] });
-  }
-  return { thread: f64[base + 4], start: f64[base + 2], end: f64[base + 3], events, dropped: f64[base + 1] };
+/**
+ * A core's trace: what a TraceWriter wrote from `base`, with the rest of what the host knows of the core. The
+ * records are copied as they are and become event objects only when `events` is first read: most traced calls
+ * are never looked at event by event.
+ */
+export function coreTrace(f64: Float64Array, base: number, rest: Pick<CoreTrace, "core" | "counters" | "writes" | "printf">): CoreTrace {
+  const records = f64.slice(base + HEADER, base + HEADER + f64[base] * RECORD);
+  let events: TraceEvent[] | null = null;
+  return {
+    ...rest, thread: f64[base + 4], start: f64[base + 2], end: f64[base + 3], dropped: f64[base + 1],
+    get events(): TraceEvent[] {
+      events ??= Array.from({ length: records.length / RECORD }, (_, i) => {
+        const at = i * RECORD;
+        return { time: records[at], kind: records[at + 1], slot: records[at + 2], bytes: records[at + 3], offset: records[at + 4] };
+      });
+      return events;
+    },
+  };
 }
 
 /** The counters in the context block at ctx (valid until the core's next launch). */

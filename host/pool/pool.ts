@@ -9,7 +9,7 @@ import { prepareCore } from "../descriptors.js";
 import { errorFromData, GpsimdError, KernelTimeoutError, WorkerCrashError } from "../errors.js";
 import { showCoreOutput, copyReturned, checkCoverage, describeGaps, writeLog, type Library, type Operator, type CoreReport, type Traced } from "../library.js";
 import { readRing } from "../kernel-instance.js";
-import { readTrace, readCounters, TRACE_CORE_BYTES, type CoreTrace } from "../trace.js";
+import { coreTrace, readCounters, TRACE_CORE_BYTES, type CoreTrace } from "../trace.js";
 import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../cross-core.js";
 import { CTX_DESC, DESC_BYTES, FLAG_LOG_WRITES, FLAG_TRACE } from "../layout.js";
 import type { CheckedArguments } from "../arguments.js";
@@ -285,10 +285,10 @@ export class Pool {
     const f64 = new Float64Array(hbm().memory.buffer);
     return Array.from({ length: cores }, (_, k) => {
       const ctx = Atomics.load(this.control, C_CONTEXTS + k) >>> 0;
-      return {
-        core: k, ...readTrace(f64, (this.traceArea + k * TRACE_CORE_BYTES) / 8), counters: readCounters(view, ctx),
+      return coreTrace(f64, (this.traceArea + k * TRACE_CORE_BYTES) / 8, {
+        core: k, counters: readCounters(view, ctx),
         writes: returnedElements ? (k === 0 ? [0, returnedElements] : []) : writes[k].intervals, printf: readRing(hbm().memory, ctx).text,
-      };
+      });
     });
   }
 

@@ -1,0 +1,187 @@
+// gpsimd check <library> <op> --ref <module>: property-based verification of
+// a kernel against a TypeScript reference over random shapes (edge sizes
+// favoured: 1, below 8, not divisible by 8, 65535), dtypes and values, with
+// fast-check shrinking a failure to its smallest case; the failure names the
+// first mismatching element and the core that wrote it. Every case also runs
+// the opcheck (cli/compare.ts).
+import fc from "fast-check";
+import { GpsimdError, ShapeFunctionError, Tensor, dtypeInfo, type Library } from "../host/index.js";
+import { openLibrary, requireOp } from "./library-source.js";
+import { CHECK } from "./specs.js";
+import { loadReference, type ReferenceFunction } from "./reference.js";
+import { kernelArguments, parseDTypeOption, type ValueSpec } from "./inputs.js";
+import { compareOutput, opcheck, unflatten, writerOf, type Tolerance } from "./compare.js";
+import { parseCommand, listOption, intOption, numberOption, UsageError, EXIT, DEFAULT_OUT, VALUE_KINDS } from "./options.js";
+import { progress } from "./progress.js";
+
+/** Sizes a random dimension favours: the edges kernels get wrong. */
+export const EDGE_SIZES = [1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 255, 1000, 1023, 1024, 1025, 4097, 65535];
+
+/** A size that is a number, or a letter for a random size. */
+type SizeToken = number | string;
+
+/** One generated case. */
+interface Case { dims: Record<string, number>; dtype: string; values: ValueSpec; }
+
+/** What went wrong in a case. */
+interface CaseFailure { what: string; index?: number; }
+
+class CaseFailed extends Error {
+  constructor(readonly failure: CaseFailure) { super(failure.what); }
+}
+
+function parseTemplate(text: string): SizeToken[] {
+  const tokens = text.split(/[,x\s]+/).filter(Boolean).map((t) => (/^\d+$/.test(t) ? Number(t) : t));
+  if (tokens.length === 0 || tokens.some((t) => typeof t === "string" && !/^[A-Za-z_]\w*$/.test(t))) throw new UsageError(`--shape ${JSON.stringify(text)}: expected sizes and letters, e.g. n,b,4`);
+  return tokens;
+}
+
+function sizesOf(templates: SizeToken[][], dims: Record<string, number>): number[][] {
+  return templates.map((t) => t.map((tok) => (typeof tok === "number" ? tok : dims[tok])));
+}
+
+/** A random size: an edge size most of the time, otherwise any size up to 4096 (both shrink towards 1). */
+const dimension = fc.oneof(
+  { arbitrary: fc.constantFrom(...EDGE_SIZES), weight: 3 },
+  { arbitrary: fc.integer({ min: 1, max: 4096 }), weight: 1 },
+);
+
+/** The typed array a reference receives for a tensor (its values, float16/bfloat16 decoded). */
+function referenceArgument(a: unknown): unknown {
+  return a instanceof Tensor ? a.data() : a;
+}
+
+/** The reference's result for args, as values and (if it says) sizes. */
+function expectedOf(fn: ReferenceFunction, args: unknown[], shapes: number[][]): { data: ArrayLike<number | bigint>; sizes?: number[] } {
+  let result: ReturnType<ReferenceFunction>;
+  try {
+    result = fn(...args.map(referenceArgument), shapes);
+  } catch (e) {
+    throw new CaseFailed({ what: `the reference threw: ${e instanceof Error ? e.message : String(e)}` });
+  }
+  if (result && typeof result === "object" && "data" in result && !ArrayBuffer.isView(result)) return result;
+  if (!result || typeof (result as ArrayLike<number>).length !== "number") throw new CaseFailed({ what: `the reference returned ${typeof result}, not an array of values` });
+  return { data: result as ArrayLike<number | bigint> };
+}
+
+/** A value as float32 would print it: 8 significant digits are enough to tell float32 values apart. */
+function shortest(v: number): string {
+  return Number.isInteger(v) || !Number.isFinite(v) ? String(v) : String(Number(v.toPrecision(8)));
+}
+
+/** Runs gpsimd check. */
+export async function checkCommand(argv: string[]): Promise<number> {
+  const parsed = parseCommand(CHECK, argv);
+  if (!parsed) return EXIT.OK;
+  const { values, positionals } = parsed;
+  if (positionals.length !== 2) throw new UsageError("gpsimd check: give a library and an operator (gpsimd check --help)");
+  const [ref, opName] = positionals;
+  const { library, spec } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT);
+  requireOp(library, opName);
+  const refFile = (values.ref as string | undefined) ?? spec?.reference;
+  if (!refFile) throw new UsageError("gpsimd check: give the reference module with --ref");
+  const reference = await loadReference(refFile, opName, values.export as string | undefined);
+  const kernel = library.ops.get(opName)!.kernel;
+  const tensorCount = kernel.params.filter((p) => p.kind === "tensor").length;
+  const templates = (listOption(values, "shape").length ? listOption(values, "shape") : ["n"]).map(parseTemplate);
+  while (templates.length < tensorCount) templates.push(templates[templates.length - 1]);
+  const letters = [...new Set(templates.flat().filter((t): t is string => typeof t === "string"))];
+  const dtypes = listOption(values, "dtype").length ? listOption(values, "dtype") : ["float32"];
+  dtypes.forEach(parseDTypeOption);
+  const scalars = listOption(values, "arg");
+  const runs = intOption(values, "runs", 100, 1);
+  const seed = intOption(values, "seed", 1);
+  const maxNumel = intOption(values, "max-numel", 1 << 20, 1);
+  const atol = numberOption(values, "atol", 1e-6);
+  const rtolGiven = values.rtol !== undefined ? numberOption(values, "rtol", 1e-5) : undefined;
+
+  const qualified = `${library.namespace}::${opName}`;
+  process.stdout.write(`check ${qualified} against ${reference.name} (${refFile}): ${runs} cases, shapes ${templates.map((t) => `[${t.join(", ")}]`).join(" ")}, dtypes ${dtypes.join(", ")}, seed ${seed}\n`);
+  const tried = new Set<number>();
+  let rejected = 0;
+  let cases = 0;
+  const bar = progress("gpsimd check");
+  const runCase = (c: Case): void => {
+    const shapes = sizesOf(templates, c.dims);
+    const args = kernelArguments(kernel, shapes, [c.dtype], scalars, c.values);
+    let out: Tensor | null = null;
+    try {
+      try {
+        out = library.call(opName, args) as Tensor;
+      } catch (e) {
+        if (e instanceof ShapeFunctionError && e.code === "E_SHAPE_FN") { rejected++; return; }
+        if (e instanceof GpsimdError) throw new CaseFailed({ what: `the operator raised ${e.name} [${e.code}]: ${e.message}` });
+        throw e;
+      }
+      const expected = expectedOf(reference.fn, args, shapes);
+      const problems = opcheck(library, opName, args, out, expected.data.length, expected.sizes);
+      if (problems.length) throw new CaseFailed({ what: `opcheck: ${problems.join("; ")}` });
+      const rtol = rtolGiven ?? (dtypeInfo(out.dtype).bytes === 2 && dtypeInfo(out.dtype).isFloating ? 1e-2 : 1e-5);
+      const mismatch = compareOutput(out, expected.data, { atol, rtol } satisfies Tolerance);
+      if (mismatch) {
+        const at = unflatten(mismatch.index, out.sizes());
+        throw new CaseFailed({ what: `element ${mismatch.index} ([${at.join(", ")}]) is ${shortest(mismatch.got)}, the reference says ${shortest(mismatch.expected)}; ${mismatch.count} of ${out.numel()} elements differ (atol ${atol}, rtol ${rtol})`, index: mismatch.index });
+      }
+    } finally {
+      out?.dispose();
+      for (const a of args) if (a instanceof Tensor) a.dispose();
+    }
+  };
+
+  const caseArbitrary = fc.record({
+    dims: fc.record(Object.fromEntries(letters.map((l) => [l, dimension]))) as fc.Arbitrary<Record<string, number>>,
+    dtype: fc.constantFrom(...dtypes),
+    values: fc.record({ kind: fc.constantFrom(...VALUE_KINDS.filter((k) => k !== "boxes")), seed: fc.nat(1000) }),
+  });
+  const property = fc.property(caseArbitrary, (c) => {
+    bar.update(++cases, runs);
+    const shapes = sizesOf(templates, c.dims);
+    fc.pre(shapes.every((s) => s.reduce((a, b) => a * b, 1) <= maxNumel));
+    Object.values(c.dims).forEach((d) => tried.add(d));
+    runCase(c);
+  });
+  const details = fc.check(property, { numRuns: runs, seed });
+  bar.finish();
+  if (!details.failed) {
+    process.stdout.write(`${coverage(tried, letters.length > 0)}\n  opcheck: the shape function agreed with the kernel's output and the reference in every case\n`);
+    if (rejected) process.stdout.write(`  ${rejected} cases rejected by the shape function (inputs the operator does not accept)\n`);
+    process.stdout.write(`OK: ${details.numRuns} cases passed (seed ${seed})\n`);
+    return EXIT.OK;
+  }
+  const c = details.counterexample![0] as Case;
+  const error = details.errorInstance;
+  const failure = error instanceof CaseFailed ? error.failure : { what: `the check itself failed: ${error instanceof Error ? error.stack : String(error)}` };
+  const shapes = sizesOf(templates, c.dims);
+  const lines = [
+    `FAIL ${qualified}: smallest failing case (found after ${details.numRuns} case${details.numRuns === 1 ? "" : "s"}, shrunk ${details.numShrinks} time${details.numShrinks === 1 ? "" : "s"}):`,
+    ...kernel.params.map((p, i) => `  ${p.name}: ${p.kind === "tensor" ? `${c.dtype}[${shapes[kernel.params.slice(0, i).filter((q) => q.kind === "tensor").length].join(", ")}], values ${c.values.kind} (seed ${c.values.seed})` : `${p.kind} ${scalars[kernel.params.slice(0, i).filter((q) => q.kind !== "tensor").length]}`}`),
+    `  ${failure.what.replace(/\n/g, "\n  ")}`,
+  ];
+  if (failure.index !== undefined) lines.push(`  element ${failure.index} was written by ${writtenBy(library, opName, () => kernelArguments(kernel, shapes, [c.dtype], scalars, c.values), failure.index)}`);
+  lines.push(`  rerun: gpsimd check ${ref} ${opName} --ref ${refFile} --seed ${seed} --runs ${runs}`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return EXIT.FAILED;
+}
+
+/** Runs the case again with tracing on and names the core(s) whose write intervals hold element `index`. */
+function writtenBy(library: Library, opName: string, makeArgs: () => unknown[], index: number): string {
+  const saved = library.options.trace;
+  const args = makeArgs();
+  try {
+    library.configure({ trace: true });
+    (library.call(opName, args) as Tensor).dispose();
+    const cores = writerOf(index, library.lastTrace!.cores);
+    return cores.length === 0 ? "no core (the write log does not cover it)" : cores.map((k) => `core ${k}`).join(" and ");
+  } finally {
+    library.configure({ trace: saved });
+    for (const a of args) if (a instanceof Tensor) a.dispose();
+  }
+}
+
+/** Which edge sizes the cases covered. */
+function coverage(tried: Set<number>, random: boolean): string {
+  if (!random) return "  shapes: fixed (no random sizes)";
+  const sizes = [...tried].sort((a, b) => a - b);
+  const has = (p: (n: number) => boolean) => (sizes.some(p) ? "yes" : "no");
+  return `  sizes tried: ${sizes.length} distinct, from ${sizes[0]} to ${sizes[sizes.length - 1]}; 1: ${has((n) => n === 1)}, below 8: ${has((n) => n > 1 && n < 8)}, not divisible by 8: ${has((n) => n % 8 !== 0)}, 65535: ${has((n) => n === 65535)}`;
+}

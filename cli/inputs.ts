@@ -1,0 +1,83 @@
+// Random arguments for an operator from its kernel's signature: a tensor per
+// tensor parameter (sizes and dtype given, values drawn from a seeded
+// generator in one of a few kinds), the scalars as given.
+import { tensor, parseDType, dtypeInfo, Rng, ScalarType, type Tensor } from "../host/index.js";
+import type { KernelSignature } from "../build/signatures.js";
+import { randomBoxes } from "../ops/giou/boxes.js";
+import { UsageError, type ValueKind } from "./options.js";
+
+
+/** Values of one tensor. */
+export interface ValueSpec { kind: ValueKind; seed: number; }
+
+const SPECIAL = [0, -0, 1, -1, 1e-30, -1e-30, 1e30, -1e30, 0.5, -2];
+
+function floatValues(n: number, spec: ValueSpec): Float32Array {
+  const rng = new Rng(spec.seed);
+  const out = new Float32Array(n);
+  if (spec.kind === "normal") rng.fillNormal(out);
+  else if (spec.kind === "uniform") rng.fillUniform(out, -1, 1);
+  else if (spec.kind === "integers") for (let i = 0; i < n; i++) out[i] = rng.int(-8, 8);
+  else if (spec.kind === "boxes") out.set(randomBoxes(rng, Math.floor(n / 4), 1));
+  else for (let i = 0; i < n; i++) out[i] = rng.int(0, 2) === 0 ? SPECIAL[rng.int(0, SPECIAL.length - 1)] : rng.normal();
+  return out;
+}
+
+/** A tensor of the given sizes and dtype with values drawn as spec says. */
+export function randomTensor(sizes: number[], dtype: ScalarType, spec: ValueSpec): Tensor {
+  const n = sizes.reduce((a, b) => a * b, 1);
+  const info = dtypeInfo(dtype);
+  if (info.isFloating) return tensor(floatValues(n, spec), sizes, dtype);
+  const rng = new Rng(spec.seed);
+  const [lo, hi] = dtype === ScalarType.Byte ? [0, 255] : spec.kind === "integers" ? [-8, 8] : dtype === ScalarType.Char ? [-128, 127] : [-1000, 1000];
+  const values = Array.from({ length: n }, () => rng.int(lo, hi));
+  return tensor(dtype === ScalarType.Long ? BigInt64Array.from(values, BigInt) : Int32Array.from(values), sizes, dtype);
+}
+
+/** The i-th of a repeated option, or the last one given, or the fallback. */
+export function nth<T>(list: T[], i: number, fallback: T): T {
+  return list.length === 0 ? fallback : list[Math.min(i, list.length - 1)];
+}
+
+/** A scalar argument from text, as the parameter's kind wants it. */
+export function scalarValue(text: string, kind: string, name: string): number | bigint | boolean {
+  if (kind === "bool") return text === "true" || text === "1";
+  if (kind === "i64") {
+    try { return BigInt(text); } catch { throw new UsageError(`--arg ${text} for ${name}: expected an integer`); }
+  }
+  const n = Number(text);
+  if (!Number.isFinite(n)) throw new UsageError(`--arg ${text} for ${name}: expected a number`);
+  return n;
+}
+
+/** Arguments for a kernel: tensors of the given shapes/dtypes (values from seed + position), scalars from --arg. */
+export function kernelArguments(kernel: KernelSignature, shapes: number[][], dtypes: string[], scalars: string[], spec: ValueSpec): unknown[] {
+  let tensorIndex = 0;
+  let scalarIndex = 0;
+  return kernel.params.map((p, i) => {
+    if (p.kind === "tensor") {
+      const sizes = nth(shapes, tensorIndex, undefined as unknown as number[]);
+      if (!sizes) throw new UsageError(`${kernel.name} takes tensor ${p.name}: give its sizes with --shape`);
+      const dtype = parseDTypeOption(nth(dtypes, tensorIndex, "float32"));
+      tensorIndex++;
+      return randomTensor(sizes, dtype, { kind: spec.kind, seed: spec.seed * 1000 + i });
+    }
+    const text = scalars[scalarIndex++];
+    if (text === undefined) throw new UsageError(`${kernel.name} takes ${p.kind} ${p.name}: give its value with --arg (in parameter order)`);
+    return scalarValue(text, p.kind, p.name);
+  });
+}
+
+/** A dtype name from the command line. */
+export function parseDTypeOption(name: string): ScalarType {
+  try {
+    return parseDType(name);
+  } catch (e) {
+    throw new UsageError(`--dtype: ${(e as Error).message}`);
+  }
+}
+
+/** "float32[32, 4096]" for each tensor, the value for each scalar. */
+export function describeArguments(args: unknown[]): string {
+  return args.map((a) => (a && typeof a === "object" && "describe" in a ? (a as Tensor).describe() : String(a))).join(", ");
+}

@@ -1,0 +1,71 @@
+// gpsimd profile <library> <op> --shape ...: a Chrome trace JSON with one
+// lane per core, and a text summary: bytes moved and calls per core, load
+// imbalance, wall time on this machine and the estimated device time.
+import { writeFileSync } from "node:fs";
+import { profile, chromeTrace, GpsimdError, Tensor, type ProfileResult } from "../host/index.js";
+import { openLibrary, requireOp } from "./library-source.js";
+import { PROFILE } from "./specs.js";
+import { kernelArguments, describeArguments } from "./inputs.js";
+import { valueKind } from "./run.js";
+import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT, DEFAULT_OUT } from "./options.js";
+import { bytes, duration, table } from "./format.js";
+import { progress } from "./progress.js";
+
+const ms = (ns: number) => ns / 1e6;
+
+/** The text summary of a profile. */
+export function profileSummary(r: ProfileResult, traceFile: string): string {
+  const t = r.trace;
+  const e = r.estimate;
+  const spans = t.cores.map((c) => c.end - c.start);
+  const meanSpan = spans.reduce((a, b) => a + b, 0) / spans.length;
+  const rows = t.cores.map((c, k) => {
+    const n = c.counters;
+    return [
+      c.core, c.thread < 0 ? "host" : String(c.thread), duration(spans[k]), bytes(n.tcmInBytes), n.tcmInCalls, bytes(n.tcmOutBytes), n.tcmOutCalls,
+      `${n.elemReads}/${n.elemWrites}`, `${n.streamReads}/${n.streamWrites}`, n.printfCalls, duration(ms(e.cores[k].totalNs)),
+    ];
+  });
+  const bound = e.bound === "HBM bandwidth" ? "HBM bandwidth" : `slowest: ${e.bound}`;
+  return [
+    `profile ${r.op} (${r.multicore ? `multicore, ${t.cores.length} cores` : "single core"})`,
+    `wall time on this machine: median ${duration(r.wall.median)} (min ${duration(r.wall.min)}, max ${duration(r.wall.max)}) untraced; ${duration(r.tracedWall.median)} traced`,
+    `estimated device time (GpSimd cost model, an estimate): ${duration(ms(e.totalNs))} = launch ${duration(ms(e.launchNs))} + kernel ${duration(ms(e.kernelNs))} (${bound})${e.returnCopyNs ? ` + returned-tensor copy ${duration(ms(e.returnCopyNs))}` : ""}`,
+    "",
+    table(["core", "thread", "span", "TCM in", "calls", "TCM out", "calls", "elem r/w", "stream r/w", "printf", "est. device"], rows),
+    "",
+    `load imbalance (slowest / mean): wall spans ${(Math.max(...spans) / meanSpan).toFixed(2)}, estimate ${e.imbalance.toFixed(2)}`,
+    `bytes moved: ${bytes(t.cores.reduce((s, c) => s + c.counters.tcmInBytes + c.counters.tcmOutBytes, 0))} through TCM copies${t.returnedBytes ? `, ${bytes(t.returnedBytes)} returned-tensor copy` : ""}`,
+    ...(t.cores.some((c) => c.dropped) ? [`note: ${t.cores.reduce((s, c) => s + c.dropped, 0)} events past the per-core limit were not kept (counters are complete)`] : []),
+    `trace: ${traceFile} (open in https://ui.perfetto.dev or chrome://tracing)`,
+  ].join("\n");
+}
+
+/** Runs gpsimd profile. */
+export function profileCommand(argv: string[]): number {
+  const parsed = parseCommand(PROFILE, argv);
+  if (!parsed) return EXIT.OK;
+  const { values, positionals } = parsed;
+  if (positionals.length !== 2) throw new UsageError("gpsimd profile: give a library and an operator (gpsimd profile --help)");
+  const [ref, opName] = positionals;
+  const { library } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT);
+  requireOp(library, opName);
+  const kernel = library.ops.get(opName)!.kernel;
+  const args = kernelArguments(kernel, listOption(values, "shape").map((s) => parseSizes(s)), listOption(values, "dtype"), listOption(values, "arg"), { kind: valueKind(values), seed: intOption(values, "seed", 0) });
+  process.stdout.write(`${library.namespace}::${opName}(${describeArguments(args)})\n`);
+  const bar = progress("gpsimd profile");
+  let result: ProfileResult;
+  try {
+    result = profile(library, opName, args, { runs: intOption(values, "runs", 10, 1), traceRuns: intOption(values, "trace-runs", 3, 1), progress: (d, n) => bar.update(d, n) });
+  } catch (e) {
+    if (e instanceof GpsimdError) throw new CommandError(`${e.name} [${e.code}]: ${e.message}`, EXIT.FAILED);
+    throw e;
+  } finally {
+    bar.finish();
+    for (const a of args) if (a instanceof Tensor) a.dispose();
+  }
+  const traceFile = (values.trace as string | undefined) ?? `${library.namespace}-${opName}.trace.json`;
+  writeFileSync(traceFile, JSON.stringify(chromeTrace(result)));
+  process.stdout.write(`${profileSummary(result, traceFile)}\n`);
+  return EXIT.OK;
+}

@@ -1,0 +1,128 @@
+// The commands' help texts and options, apart from their code: --help
+// answers without loading the runtime (and the compiler it brings).
+import { DEFAULT_OUT, VALUE_KINDS, INPUT_OPTIONS, INPUT_HELP, type CommandSpec } from "./options.js";
+
+export const BUILD: CommandSpec = {
+  name: "build",
+  summary: "compile an operator folder (or kernel and shape files) into lib<name>.wasm",
+  help: `
+usage: gpsimd build <op folder> [--variant V] [options]
+       gpsimd build <kernel.ts...> <shape.ts...> [--name N] [options]
+
+Compiles operator libraries and prints what was built, where, and the operators each registers.
+A folder is laid out like ops/<op>/ (register-<variant>.ts, <variant>.ts, shape.ts, reference.ts)
+or has a gpsimd.json manifest; without --variant every variant in it is built. With files,
+shape sources are those named shape*.ts / register*.ts, those that call NEURON_LIBRARY, and
+those given with --shape; the rest are kernel sources.
+
+options:
+  --variant V      build only this variant (e.g. tcm for register-tcm.ts)
+  --name N         library name (lib<N>.wasm); default <folder>_<variant>, or the first kernel file
+  --shape F        a shape source (with files; repeat)
+  --multicore      run every kernel on all cores (default: variants named *multicore*)
+  --cflag F        extra_cflags entry, e.g. -DSTACK_SIZE=65536 (repeat)
+  --out DIR        where lib<name>.wasm goes (default ${DEFAULT_OUT})
+  --force          rebuild even if nothing changed
+  -h, --help       this help
+
+exit codes: 0 built, 2 bad command line, 3 a compile error (listed as file:line:column), 4 load error`,
+  options: {
+    variant: { type: "string" },
+    name: { type: "string" },
+    shape: { type: "string", multiple: true },
+    multicore: { type: "boolean" },
+    cflag: { type: "string", multiple: true },
+    out: { type: "string" },
+    force: { type: "boolean" },
+  },
+};
+
+export const RUN: CommandSpec = {
+  name: "run",
+  summary: "call an operator on random inputs and summarise its output",
+  help: `
+usage: gpsimd run <library> <op> --shape S [--shape S...] [options]
+
+<library> is a lib<name>.wasm file, an operator folder (built first; --variant picks one), or a
+shipped library name (relu_tcm, giou_multicore, ...).
+
+options:${INPUT_HELP}
+  --values K       how input values are drawn: ${VALUE_KINDS.join(", ")} (default normal)
+  --variant V      the variant of a folder
+  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})
+  --show N         output values to print (default 8)
+  -h, --help       this help
+
+exit codes: 0 ran, 1 the operator raised an error, 2 bad command line, 3 compile error, 4 load error`,
+  options: { ...INPUT_OPTIONS, values: { type: "string" }, variant: { type: "string" }, out: { type: "string" }, show: { type: "string" } },
+};
+
+export const CHECK: CommandSpec = {
+  name: "check",
+  summary: "verify an operator against a TypeScript reference on random shapes, dtypes and values",
+  help: `
+usage: gpsimd check <library> <op> --ref <module> [options]
+
+Calls the operator on random inputs and compares each output with the reference; a failure is
+shrunk to its smallest case (fast-check), with the first mismatching element and the core that
+wrote it. Each case also runs the opcheck: the shape function, run again on meta tensors, must
+describe the kernel's output and the reference's result.
+
+The reference module (.ts or .js) exports a function named like the operator (or its camelCase,
+"reference", or default; --export picks another). It is called with the kernel's arguments, each
+tensor as a typed array of its values (Float32Array for float32/bfloat16/float16), then an array
+with every tensor argument's sizes; it returns the expected output as an array-like of values, or
+{ data, sizes }.
+
+options:
+  --ref M          the reference module (default: the folder's reference.ts)
+  --export NAME    the reference function to use
+  --shape T        sizes of a tensor argument: numbers, and letters for random sizes shared by
+                   every tensor (e.g. n,b,4); repeat per tensor argument (default n)
+  --dtype D        a dtype to try (repeat: each case picks one; default float32)
+  --arg V          value of a scalar argument, in order (repeat)
+  --runs N         cases to try (default 100)
+  --seed N         seed of the case generator (default 1): the same seed tries the same cases
+  --max-numel N    largest tensor a case may make (default 1048576)
+  --atol X         absolute tolerance for floating-point outputs (default 1e-6)
+  --rtol X         relative tolerance (default 1e-5; 1e-2 for bfloat16 and float16 outputs)
+  --variant V      the variant of a folder
+  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})
+  -h, --help       this help
+
+exit codes: 0 every case passed, 1 a mismatch, a kernel error or an opcheck failure (the smallest
+case is printed), 2 bad command line, 3 compile error, 4 load error`,
+  options: {
+    ref: { type: "string" }, export: { type: "string" }, shape: { type: "string", multiple: true }, dtype: { type: "string", multiple: true },
+    arg: { type: "string", multiple: true }, runs: { type: "string" }, seed: { type: "string" }, "max-numel": { type: "string" },
+    atol: { type: "string" }, rtol: { type: "string" }, variant: { type: "string" }, out: { type: "string" },
+  },
+};
+
+export const PROFILE: CommandSpec = {
+  name: "profile",
+  summary: "per-core timeline (Chrome trace JSON), bytes moved, load imbalance, estimated device time",
+  help: `
+usage: gpsimd profile <library> <op> --shape S [--shape S...] [options]
+
+Times untraced calls, then traces calls (every TCM copy, stream refill/flush, TCM block and printf
+of every core, timestamped) and writes the median traced call as Chrome trace JSON: open it in
+https://ui.perfetto.dev or chrome://tracing. Prints bytes moved and calls per core, load imbalance,
+the wall time on this machine and the estimated device time from the GpSimd cost model
+(docs/cost-model.md): an estimate from counted events, not a measurement.
+
+options:${INPUT_HELP}
+  --values K       how input values are drawn (normal, uniform, integers, special, boxes; default normal)
+  --runs N         untraced calls to time (default 10)
+  --trace-runs N   traced calls; the median one is written (default 3)
+  --trace FILE     where the trace goes (default <library>-<op>.trace.json)
+  --variant V      the variant of a folder
+  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})
+  -h, --help       this help
+
+exit codes: 0 profiled, 1 the operator raised an error, 2 bad command line, 3 compile error, 4 load error`,
+  options: {
+    ...INPUT_OPTIONS, values: { type: "string" }, runs: { type: "string" }, "trace-runs": { type: "string" }, trace: { type: "string" },
+    variant: { type: "string" }, out: { type: "string" },
+  },
+};
