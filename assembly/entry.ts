@@ -5,7 +5,7 @@ import {
   ABI_VERSION, CTX_HEAP_BASE, CTX_HEAP_END, CTX_TCM_USED, CTX_TCM_NBLOCKS, CTX_TCM_PEAK, CTX_FREED_NEXT, CTX_NSTREAMS,
   CTX_WLOG_COUNT, CTX_ROW_SERIAL, CTX_STAT_TCM_IN_BYTES, CTX_STATS_END, CTX_TCM_TABLE, TCMB_BYTES, TCMB_PTR, TCMB_SIZE,
   CTX_STREAMS, STREAM_BYTES, ST_STATE, ST_DESC, STREAM_OPEN_WRITE, CTX_HEAP_PEAK, FLAG_LEAK_IS_ERROR, CTX_HEADER_BYTES,
-  CTX_DESC, DESC_BYTES, TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_PRINTF_HEAD, CTX_TCM_CLEAN, TCM_ARENA_BYTES, TCM_GRANULE, CTX_NUM_TENSORS, CTX_CPU_ID, CTX_DST,
+  CTX_DESC, DESC_BYTES, TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_PRINTF_HEAD, CTX_TCM_CLEAN, TCM_ARENA_BYTES, TCM_GRANULE, CTX_LAUNCH, CTX_NUM_TENSORS, CTX_CPU_ID, CTX_DST,
 } from "./layout";
 import { E_TCM_LEAK, E_STREAM_NOT_CLOSED } from "./errors";
 import { CTX, FLAGS, set_core, checks_on, fail, warn, slot_of } from "./core";
@@ -34,6 +34,7 @@ export function __gpsimd_enter_from(ctx: usize, template: usize, core: i32): voi
   memory.copy(ctx, template, <usize>CTX_HEAP_BASE); // cpu id, count, flags, tensor count, output
   memory.copy(ctx + CTX_DESC, template + CTX_DESC, <usize>(load<i32>(template, CTX_NUM_TENSORS) * DESC_BYTES));
   store<i32>(ctx, core, CTX_CPU_ID);
+  store<i32>(ctx, load<i32>(template, CTX_LAUNCH), CTX_LAUNCH);
   const dst = load<u32>(template, CTX_DST);
   if (dst != 0) store<u32>(ctx, dst - <u32>template + <u32>ctx, CTX_DST);
   __gpsimd_enter(ctx);

@@ -36,6 +36,9 @@ export const OP_LIBRARIES = {
   giou_elementwise: { compute: ["giou/elementwise.ts"], shape: ["giou/register-elementwise.ts", "giou/shape.ts"], multicore: false },
   giou_tcm: { compute: ["giou/tcm.ts"], shape: ["giou/register-tcm.ts", "giou/shape.ts"], multicore: false },
   giou_multicore: { compute: ["giou/multicore.ts"], shape: ["giou/register-multicore.ts", "giou/shape.ts"], multicore: true },
+  gemm_tcm: { compute: ["gemm/gemm.ts", "gemm/packed.ts", "gemm/bias.ts"], shape: ["gemm/register-tcm.ts", "gemm/shape.ts"], multicore: false },
+  gemm_multicore: { compute: ["gemm/gemm.ts", "gemm/packed.ts", "gemm/bias.ts"], shape: ["gemm/register-multicore.ts", "gemm/shape.ts"], multicore: true },
+  nn_tcm: { compute: ["nn/tcm.ts"], shape: ["nn/register-tcm.ts", "nn/shape.ts"], multicore: false },
 } satisfies Record<string, OpLibrary>;
 
 /** Name of a shipped library. */

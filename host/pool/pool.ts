@@ -1,7 +1,10 @@
 // The core pool: worker threads that run the logical cores of multicore
-// launches. Workers start once and are woken through shared memory; tensors
-// never move. A launch's cores are claimed dynamically, so any number of
-// threads gives the same result. One launch runs at a time.
+// launches, with the main thread taking part in synchronous ones. Workers
+// start once and are woken through shared memory; tensors never move. A
+// launch's cores are claimed dynamically, so any number of threads gives the
+// same result. One launch runs at a time. A kernel that runs past its
+// deadline is asked to stop (its loops poll a stop word); only one that does
+// not stop costs the threads.
 import { Worker, MessageChannel, type MessagePort } from "node:worker_threads";
 import { hbm } from "../hbm.js";
 import { coreRegion, DEFAULT_HEAP_BYTES } from "../core-regions.js";
@@ -11,13 +14,14 @@ import { showCoreOutput, copyReturned, checkCoverage, describeGaps, writeLog, ty
 import { readRing } from "../kernel-instance.js";
 import { coreTrace, readCounters, TRACE_CORE_BYTES, type CoreTrace } from "../trace.js";
 import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../cross-core.js";
-import { CTX_DESC, DESC_BYTES, FLAG_LOG_WRITES, FLAG_TRACE } from "../layout.js";
+import { CTX_DESC, DESC_BYTES, CTX_STOP, CTX_LAUNCH, FLAG_LOG_WRITES, FLAG_TRACE } from "../layout.js";
 import type { CheckedArguments } from "../arguments.js";
 import type { Tensor } from "../tensor.js";
+import { Executor, stopCores } from "./executor.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
   C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, MAX_CORES,
-  STATUS_PENDING, STATUS_RUNNING, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord,
+  STATUS_PENDING, STATUS_RUNNING, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, F64_DEADLINE, claimWord, epochNow,
   type CoreReportData, type WorkerMessage, type WorkerInit,
 } from "./protocol.js";
 
@@ -40,10 +44,14 @@ interface InFlight {
   /** Settles the async caller; null for a sync launch. */
   settle: ((error: unknown) => void) | null;
   collected: boolean;
+  /** The deadline passed and the cores were asked to stop. */
+  stopAsked: boolean;
 }
 
 /** How long the main thread spins on completion before it sleeps: empty launches finish well within it. */
-const MAIN_SPIN_MS = Number(process.env.GPSIMD_MAIN_SPIN ?? 0.05);
+const MAIN_SPIN_MS = 0.02;
+/** How long a kernel asked to stop may take to do so before its threads are terminated. */
+const STOP_GRACE_MS = 2000;
 
 /** The process's pool of core threads. */
 export class Pool {
@@ -65,6 +73,8 @@ export class Pool {
   private inFlight: InFlight | null = null;
   private queue: Promise<void> = Promise.resolve();
   private closing = false;
+  /** The main thread's executor (its own instances of every library). */
+  private main!: Executor;
 
   constructor() { this.fresh(); }
 
@@ -77,6 +87,8 @@ export class Pool {
     this.scalarsI64 = new BigInt64Array(this.controlBuffer, C_SCALARS_BYTE_OFFSET);
     this.seq = 0;
     this.messages = 0;
+    this.main = new Executor(this.control, this.mailboxes, hbm().memory, -1);
+    for (const [library, id] of this.libraryIds) this.main.apply(libraryMessage(library, id));
   }
 
   /** Number of worker threads running. */
@@ -121,7 +133,9 @@ export class Pool {
     library.pooled = true;
     const id = this.nextLibraryId++;
     this.libraryIds.set(library, id);
-    this.broadcast(libraryMessage(library, id));
+    const message = libraryMessage(library, id);
+    this.main.apply(message);
+    this.broadcast(message);
   }
 
   /** Drops a library from the workers. */
@@ -130,13 +144,15 @@ export class Pool {
     if (id === undefined) return;
     this.libraryIds.delete(library);
     library.pooled = false;
+    this.main.apply({ type: "forget", id });
     this.broadcast({ type: "forget", id });
   }
 
-  /** Runs a launch and waits for it (the caller's thread blocks; kernels run on the workers). */
+  /** Runs a launch and waits for it: the calling thread runs cores too, beside threads - 1 workers. */
   launchSync(request: LaunchRequest): void {
     if (this.inFlight) this.finishBlocking(this.inFlight);
-    const launch = this.publish(request, null);
+    const launch = this.publish(request, null, request.library.threads - 1);
+    this.main.runClaims(launch.seq);
     this.finishBlocking(launch);
   }
 
@@ -144,27 +160,32 @@ export class Pool {
   launchAsync(request: LaunchRequest): Promise<void> {
     const result = this.queue.then(() => new Promise<void>((resolve, reject) => {
       if (this.inFlight) this.finishBlocking(this.inFlight);
-      const launch = this.publish(request, (error) => (error ? reject(error) : resolve()));
+      const launch = this.publish(request, (error) => (error ? reject(error) : resolve()), request.library.threads);
       this.watchAsync(launch);
     }));
     this.queue = result.catch(() => undefined);
     return result;
   }
 
-  /** Writes the launch into shared memory and wakes the workers. */
-  private publish(request: LaunchRequest, settle: InFlight["settle"]): InFlight {
+  /** Writes the launch into shared memory and wakes `workers` workers. */
+  private publish(request: LaunchRequest, settle: InFlight["settle"], workers: number): InFlight {
     const lib = request.library;
     this.register(lib);
     const cores = lib.cores;
-    const threads = lib.threads;
-    this.ensureThreads(threads);
+    this.ensureThreads(Math.max(1, workers)); // at least one, to watch the deadline while the main thread runs cores
     const heap = lib.manifest.heapBytes || DEFAULT_HEAP_BYTES;
-    for (let k = 0; k < cores; k++) {
-      Atomics.store(this.control, C_CONTEXTS + k, coreRegion(k, heap).ctx);
+    const contexts = Array.from({ length: cores }, (_, k) => coreRegion(k, heap).ctx); // may grow device memory
+    const words = new Int32Array(hbm().memory.buffer);
+    contexts.forEach((ctx, k) => {
+      Atomics.store(this.control, C_CONTEXTS + k, ctx);
       Atomics.store(this.control, C_STATUS + k, STATUS_PENDING);
-    }
+      Atomics.store(words, (ctx + CTX_STOP) >> 2, 0);
+    });
     this.template ||= hbm().alloc(CTX_DESC + 16 * DESC_BYTES, "launch template");
-    prepareCore(new DataView(hbm().memory.buffer), this.template, 0, cores, request.flags, request.checked.tensors, request.output);
+    const view = new DataView(hbm().memory.buffer);
+    prepareCore(view, this.template, 0, cores, request.flags, request.checked.tensors, request.output);
+    const seq = (this.seq = (this.seq % 0xFFFFFF) + 1);
+    view.setInt32(this.template + CTX_LAUNCH, seq, true);
     request.checked.scalars.forEach((s, i) => {
       if (typeof s === "bigint") this.scalarsI64[i] = s;
       else if (typeof s === "number") this.scalarsF64[i] = s;
@@ -173,18 +194,20 @@ export class Pool {
     c[C_LIBRARY] = this.libraryIds.get(lib)!;
     c[C_OP] = [...lib.ops.values()].indexOf(request.op);
     c[C_NCORES] = cores;
-    c[C_THREADS] = threads;
+    c[C_THREADS] = workers;
     c[C_TEMPLATE] = this.template;
     c[C_TRACE] = request.flags & FLAG_TRACE ? this.traceAreaFor(cores) : 0;
     c[C_COMMAND] = COMMAND_LAUNCH;
     Atomics.store(c, C_DONE, 0);
-    Atomics.store(c, C_COMPLETE, 0);
-    const seq = (this.seq = (this.seq % 0xFFFFFF) + 1);
+    // C_COMPLETE is not reset: it keeps the previous launch's seq until this one completes, so a
+    // thread still watching the previous launch sees it complete, never this one's fresh state.
     Atomics.store(c, C_CLAIM, claimWord(seq, 0));
+    const deadline = performance.now() + lib.options.timeout_ms;
+    new Float64Array(this.controlBuffer, C_SCALARS_BYTE_OFFSET)[F64_DEADLINE] = epochNow() + lib.options.timeout_ms;
     // Publishing: every write above happens-before a worker's Atomics.load of C_SEQ that sees seq.
     Atomics.store(c, C_SEQ, seq);
     if (Atomics.load(c, C_PARKED) > 0) Atomics.notify(c, C_SEQ);
-    const launch: InFlight = { seq, request, deadline: performance.now() + lib.options.timeout_ms, settle, collected: false };
+    const launch: InFlight = { seq, request, deadline, settle, collected: false, stopAsked: false };
     this.inFlight = launch;
     return launch;
   }
@@ -199,31 +222,47 @@ export class Pool {
     return this.traceArea;
   }
 
+  /** When to give up on a launch: its deadline, then, once its cores were asked to stop, a grace period. */
+  private limit(launch: InFlight): number {
+    return launch.deadline + (launch.stopAsked ? STOP_GRACE_MS : 0);
+  }
+
+  /** The deadline passed: asks the cores to stop (or, if that was done, gives up on them). */
+  private overdue(launch: InFlight): void {
+    if (launch.stopAsked) return this.timeOut(launch);
+    launch.stopAsked = true;
+    stopCores(this.control, hbm().memory, launch.seq);
+  }
+
   /** Blocks until the launch completes (or times out), then collects it. */
   private finishBlocking(launch: InFlight): void {
     const c = this.control;
     const spinUntil = performance.now() + MAIN_SPIN_MS;
     while (Atomics.load(c, C_COMPLETE) !== launch.seq && performance.now() < spinUntil) { /* spin: short kernels end here */ }
-    while (Atomics.load(c, C_COMPLETE) !== launch.seq) {
-      const left = launch.deadline - performance.now();
-      if (left <= 0) return this.timeOut(launch);
-      Atomics.wait(c, C_COMPLETE, 0, left);
+    for (let complete = Atomics.load(c, C_COMPLETE); complete !== launch.seq; complete = Atomics.load(c, C_COMPLETE)) {
+      const left = this.limit(launch) - performance.now();
+      if (left <= 0) {
+        this.overdue(launch);
+        if (launch.collected) return; // timed out for good (timeOut threw for a sync launch)
+        continue;
+      }
+      Atomics.wait(c, C_COMPLETE, complete, left);
     }
     this.collect(launch);
   }
 
   /** Waits for an async launch on the event loop. */
   private watchAsync(launch: InFlight): void {
-    const left = Math.max(1, launch.deadline - performance.now());
-    const waiting = Atomics.waitAsync(this.control, C_COMPLETE, 0, left);
+    const left = Math.max(1, this.limit(launch) - performance.now());
+    const waiting = Atomics.waitAsync(this.control, C_COMPLETE, Atomics.load(this.control, C_COMPLETE), left);
     // A pending Atomics.waitAsync does not keep Node's event loop alive; this timer does, until the launch settles.
     const keepAlive = setTimeout(() => undefined, left + 1000);
     const done = () => {
       clearTimeout(keepAlive);
       if (launch.collected) return;
-      if (Atomics.load(this.control, C_COMPLETE) === launch.seq) this.collect(launch);
-      else if (performance.now() >= launch.deadline) this.timeOut(launch);
-      else this.watchAsync(launch);
+      if (Atomics.load(this.control, C_COMPLETE) === launch.seq) return this.collect(launch);
+      if (performance.now() >= this.limit(launch)) this.overdue(launch);
+      if (!launch.collected) this.watchAsync(launch);
     };
     if (waiting.async) waiting.value.then(done); else done();
   }
@@ -263,6 +302,13 @@ export class Pool {
     }
     showCoreOutput(op.qualifiedName, reports);
     const checkWrites = (request.flags & FLAG_LOG_WRITES) !== 0 && !writesLost;
+    const stopped = errors.filter((e) => e.code === "E_STOPPED").map((e) => e.core!);
+    const unstarted = errors.filter((e) => e.code === "E_NOT_STARTED").map((e) => e.core!);
+    if (stopped.length || unstarted.length) {
+      const ms = lib.options.timeout_ms;
+      const cores = (list: number[]) => `core${list.length === 1 ? "" : "s"} ${list.join(", ")}`;
+      throw new KernelTimeoutError("E_TIMEOUT", `${op.qualifiedName}: still running after ${ms} ms on ${cores(stopped)}; stopped at a loop iteration${unstarted.length ? ` (${cores(unstarted)} not started)` : ""} (raise timeout_ms if the kernel is just slow)`, { op: op.qualifiedName, core: stopped[0], details: { running: stopped, notStarted: unstarted, timeout_ms: ms } });
+    }
     if (errors.length) {
       const first = errors[0];
       const notes: string[] = errors.slice(1).map((e) => `also: ${e.message}`);
@@ -292,14 +338,14 @@ export class Pool {
     });
   }
 
-  /** A launch ran past its deadline: the threads are rebuilt (a runaway kernel cannot be stopped otherwise). */
+  /** A launch's cores did not stop when asked: the threads are rebuilt (nothing else stops them). */
   private timeOut(launch: InFlight): void {
     launch.collected = true;
     if (this.inFlight === launch) this.inFlight = null;
     const running: number[] = [];
     for (let k = 0; k < launch.request.library.cores; k++) if (Atomics.load(this.control, C_STATUS + k) === STATUS_RUNNING) running.push(k);
     const op = launch.request.op.qualifiedName;
-    const error = new KernelTimeoutError("E_TIMEOUT", `${op}: still running after ${launch.request.library.options.timeout_ms} ms on core${running.length === 1 ? "" : "s"} ${running.join(", ") || "(none started)"}; the kernel threads were stopped and will be restarted (raise timeout_ms if the kernel is just slow)`, { op, core: running[0], details: { running, timeout_ms: launch.request.library.options.timeout_ms } });
+    const error = new KernelTimeoutError("E_TIMEOUT", `${op}: still running after ${launch.request.library.options.timeout_ms} ms on core${running.length === 1 ? "" : "s"} ${running.join(", ") || "(none started)"}, and it did not stop when asked (a loop without a poll?); the kernel threads were terminated and will be restarted`, { op, core: running[0], details: { running, timeout_ms: launch.request.library.options.timeout_ms } });
     this.rebuild();
     if (launch.settle) launch.settle(error);
     else throw error;

@@ -11,7 +11,7 @@ export const C_SEQ = 0;
 export const C_CLAIM = 1;
 /** Cores finished in this launch. */
 export const C_DONE = 2;
-/** Set to the launch's seq by the worker that finishes its last core; the main thread waits on it. */
+/** The seq of the last completed launch: set by the thread that finishes its last core; waiters wait for it to change. */
 export const C_COMPLETE = 3;
 export const C_NCORES = 4;
 /** Workers with an index at or above this do not take part (the library's `threads`). */
@@ -28,6 +28,8 @@ export const C_LIBRARY_MESSAGES = 10;
 export const C_PARKED = 11;
 /** Device-memory address of the launch's trace area (TRACE_CORE_BYTES per core), 0 when the launch is not traced. */
 export const C_TRACE = 12;
+/** The seq of a launch whose deadline passed: its cores not yet started are not started. */
+export const C_STOPPING = 13;
 /** Per-core status words start here. */
 export const C_STATUS = 16;
 export const MAX_CORES = 64;
@@ -36,7 +38,14 @@ export const C_CONTEXTS = C_STATUS + MAX_CORES;
 /** Scalar arguments: Float64 slots after the context addresses (BigInt64 view of the same bytes for int64). */
 export const C_SCALARS_BYTE_OFFSET = (C_CONTEXTS + MAX_CORES) * 4;
 export const MAX_SCALARS = 16;
-export const CONTROL_BYTES = C_SCALARS_BYTE_OFFSET + MAX_SCALARS * 8;
+/** Float64 slot (after the scalars) with the launch's deadline, in ms since the Unix epoch (comparable across threads). */
+export const F64_DEADLINE = MAX_SCALARS;
+export const CONTROL_BYTES = C_SCALARS_BYTE_OFFSET + (MAX_SCALARS + 1) * 8;
+
+/** Now, in ms since the Unix epoch, from this thread's high-resolution clock. */
+export function epochNow(): number {
+  return performance.timeOrigin + performance.now();
+}
 
 export const COMMAND_LAUNCH = 0;
 export const COMMAND_EXIT = 1;

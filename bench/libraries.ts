@@ -1,0 +1,41 @@
+// The operator libraries the suites use, each loaded once per run (a
+// NEURON_LIBRARY name can be registered only once) and unloaded at the end.
+import path from "node:path";
+import { custom_op, shutdown, type Library, type LoadOptions } from "gpsimd";
+import { loadOp, PACKAGE_ROOT, OPS_BUILD_DIR, type OpLibraryName } from "../ops/index.js";
+
+const loaded = new Map<string, Library>();
+
+/** custom_op.load once per run (build_directory defaults to build/out); later calls with the same name return the same library. */
+export function load(options: LoadOptions): Library {
+  let lib = loaded.get(options.name);
+  if (!lib) loaded.set(options.name, lib = custom_op.load({ build_directory: OPS_BUILD_DIR, ...options }));
+  return lib;
+}
+
+/** A shipped library (ops/index.ts), with the default settings (checks on). */
+export function shipped(name: OpLibraryName): Library {
+  let lib = loaded.get(name);
+  if (!lib) loaded.set(name, lib = loadOp(name));
+  return lib;
+}
+
+const KERNELS = path.join(PACKAGE_ROOT, "bench", "kernels");
+
+/** The launch suite's empty kernel: single-core, multicore on 8 logical cores, or multicore on 1. */
+export function emptyKernel(kind: "single" | "multicore" | "multicore-1core"): Library {
+  return load({
+    name: `bench_empty_${kind.replace("-", "_")}`,
+    compute_srcs: [path.join(KERNELS, "empty.ts")],
+    shape_srcs: [path.join(KERNELS, `register-${kind}.ts`), path.join(KERNELS, "shape.ts")],
+    multicore: kind !== "single",
+    ...(kind === "multicore-1core" ? { cores: 1 } : {}),
+  });
+}
+
+/** Unloads every library and stops the core threads. */
+export async function unloadAll(): Promise<void> {
+  for (const lib of loaded.values()) lib.unload();
+  loaded.clear();
+  await shutdown();
+}

@@ -1,0 +1,74 @@
+// What the checks cost: W1 and W2 kernels with library.configure({ checks:
+// false, cross_core_checks: false }) against the defaults (both on). Each
+// pair is also timed in alternating bursts, so its ratio survives a noisy machine.
+import { ops, tensor, randn, type Library, type Tensor, type RuntimeOptions } from "gpsimd";
+import { giou } from "../../ops/giou/reference.js";
+import { w1Boxes, W1_BATCH, W1_BOXES } from "../../ops/giou/boxes.js";
+import { reluForward, reluBackward } from "../../ops/relu/reference.js";
+import { shipped } from "../libraries.js";
+import { GIOU_TOLERANCE } from "./giou.js";
+import { reluWorkloadName } from "./relu.js";
+import type { Suite, Workload } from "../suite.js";
+
+const ON: RuntimeOptions = { checks: true, cross_core_checks: true };
+const OFF: RuntimeOptions = { checks: false, cross_core_checks: false };
+
+/** Name of the variant with checks on (the other is "checks-off"). */
+export const CHECKS_ON = "checks-on";
+
+/** The two settings of one kernel: checks on (the default) and off. */
+function onOff(lib: Library, run: () => Tensor): Workload["variants"] {
+  return [
+    { name: CHECKS_ON, run, prepare: () => { lib.configure(ON); } },
+    { name: "checks-off", run, prepare: () => { lib.configure(OFF); } },
+  ];
+}
+
+export const checksSuite: Suite = {
+  name: "checks",
+  title: "Checks on (the default) against checks and cross-core checks off, W1 and W2",
+  notes: [
+    "checks-off: library.configure({ checks: false, cross_core_checks: false }); checks-on: the defaults.",
+    "Workload names are <workload>-<kernel variant>; the paired ratio is time(checks-on) / time(checks-off) from alternating bursts.",
+  ],
+  maxTime: 1,
+  setup(scope) {
+    const workloads: Workload[] = [];
+    const libs = { elementwise: "giou_elementwise", tcm: "giou_tcm", "multicore-tcm": "giou_multicore" } as const;
+    const [predData, targetData] = w1Boxes(0);
+    const shape: [number, number, number] = [W1_BATCH, W1_BOXES, 4];
+    const pred = scope.keep(tensor(predData, shape)), target = scope.keep(tensor(targetData, shape));
+    const giouReference = giou(predData, targetData, W1_BATCH, W1_BOXES);
+    for (const [variant, name] of Object.entries(libs)) {
+      const lib = shipped(name);
+      scope.atEnd(() => lib.configure(ON));
+      workloads.push({
+        name: `giou-${variant}`, title: `W1 GIOU, ${variant} kernel`, reference: giouReference, tolerance: GIOU_TOLERANCE,
+        baseline: "checks-off", elements: W1_BATCH * W1_BOXES, paired: true, variants: onOff(lib, () => ops[name].giou(pred, target)),
+      });
+    }
+    const relu = { elementwise: "relu_elementwise", tcm: "relu_tcm", "multicore-tcm": "relu_multicore" } as const;
+    const cases: ["fwd" | "bwd", [number, number], (keyof typeof relu)[]][] = [
+      ["fwd", [32, 4096], ["elementwise", "tcm", "multicore-tcm"]],
+      ["bwd", [32, 4096], ["tcm", "multicore-tcm"]],
+      ["fwd", [999, 1001], ["tcm", "multicore-tcm"]],
+      ["fwd", [4096, 4096], ["tcm", "multicore-tcm"]],
+    ];
+    cases.forEach(([direction, size, variants], k) => {
+      const x = scope.keep(randn(size, { seed: 60 + k })), grad = scope.keep(randn(size, { seed: 80 + k }));
+      const xs = x.data() as Float32Array, gs = grad.data() as Float32Array;
+      const reference = direction === "fwd" ? reluForward(xs) : reluBackward(gs, xs);
+      for (const variant of variants) {
+        const lib = shipped(relu[variant]);
+        scope.atEnd(() => lib.configure(ON));
+        const op = ops[relu[variant]];
+        workloads.push({
+          name: `${reluWorkloadName(direction, size)}-${variant}`, title: `W2 ReLU ${direction === "fwd" ? "forward" : "backward"}, [${size.join(", ")}], ${variant} kernel`,
+          reference, tolerance: { abs: 0, rel: 0 }, baseline: "checks-off", elements: x.numel(), paired: true,
+          variants: onOff(lib, direction === "fwd" ? () => op.relu_forward(x) : () => op.relu_backward(grad, x)),
+        });
+      }
+    });
+    return workloads;
+  },
+};

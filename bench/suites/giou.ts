@@ -1,0 +1,45 @@
+// W1 GIOU, 1024 x 256 box pairs: the three kernels beside what a TypeScript
+// user would otherwise run (array-op composition, a fused loop, TF.js wasm).
+import { ops, tensor } from "gpsimd";
+import { giou } from "../../ops/giou/reference.js";
+import { w1Boxes, W1_BATCH, W1_BOXES } from "../../ops/giou/boxes.js";
+import { shipped } from "../libraries.js";
+import { tfjs } from "../peers/tfjs.js";
+import { giouNaive, giouFused, giouTfjs } from "../peers/giou.js";
+import type { Suite, Tolerance } from "../suite.js";
+
+/** GIOU values lie in [-1, 1]; float32 arithmetic against the float64 reference. */
+export const GIOU_TOLERANCE: Tolerance = { abs: 1e-5, rel: 1e-5 };
+
+export const giouSuite: Suite = {
+  name: "giou",
+  title: "W1 GIOU, 1024 x 256 box pairs: the kernels and their TypeScript peers",
+  notes: [
+    "Kernels with default checks on; their output stays in device memory (reading it through storageView() is free).",
+    "naive-ts: one pass per array operation, with temporaries; fused-ts: one loop; tfjs-wasm: the same composition in TF.js, dataSync of the result inside the timed call.",
+  ],
+  async setup(scope) {
+    const t = await tfjs();
+    const [predData, targetData] = w1Boxes(0);
+    const shape: [number, number, number] = [W1_BATCH, W1_BOXES, 4];
+    const pred = scope.keep(tensor(predData, shape)), target = scope.keep(tensor(targetData, shape));
+    const tfPred = scope.keep(t.tensor3d(predData, shape)), tfTarget = scope.keep(t.tensor3d(targetData, shape));
+    for (const lib of ["giou_elementwise", "giou_tcm", "giou_multicore"] as const) shipped(lib);
+    return [{
+      name: "giou",
+      title: `W1 GIOU, ${W1_BATCH} x ${W1_BOXES} box pairs`,
+      reference: giou(predData, targetData, W1_BATCH, W1_BOXES),
+      tolerance: GIOU_TOLERANCE,
+      baseline: "naive-ts",
+      elements: W1_BATCH * W1_BOXES,
+      variants: [
+        { name: "elementwise", run: () => ops.giou_elementwise.giou(pred, target) },
+        { name: "tcm", run: () => ops.giou_tcm.giou(pred, target) },
+        { name: "multicore-tcm", run: () => ops.giou_multicore.giou(pred, target) },
+        { name: "naive-ts", run: () => giouNaive(predData, targetData) },
+        { name: "fused-ts", run: () => giouFused(predData, targetData) },
+        { name: "tfjs-wasm", run: () => giouTfjs(t, tfPred, tfTarget) },
+      ],
+    }];
+  },
+};

@@ -1,0 +1,41 @@
+// The cost of a call itself: an empty kernel (each core writes its share of
+// an 8-element output from TCM) on the calling thread, on 1 logical core of
+// the core threads, and on 8; synchronous and .async calls.
+import { ops, zeros, kFloat } from "gpsimd";
+import { emptyKernel } from "../libraries.js";
+import type { Suite, Variant, Workload } from "../suite.js";
+
+/** Single calls timed for the latency percentiles. */
+export const LAUNCH_CALLS = 20_000;
+
+const KINDS = [
+  ["single-core", "single"],
+  ["multicore-1core", "multicore-1core"],
+  ["multicore-8cores", "multicore"],
+] as const;
+
+export const launchSuite: Suite = {
+  name: "launch",
+  title: "Launch latency: an empty kernel, 1 and 8 logical cores, sync and async calls",
+  notes: [
+    "Default checks on, cross-core checks included: every core writes its own element(s) of an 8-element output.",
+    "single-core runs on the calling thread (sync) or on a core thread (async); multicore-1core and multicore-8cores run on the core threads.",
+    `Latency: ${LAUNCH_CALLS} single calls timed with performance.now(); median, p90, p99.`,
+  ],
+  setup(scope) {
+    const input = scope.keep(zeros([8], kFloat));
+    const workload = (mode: "sync" | "async"): Workload => ({
+      name: `launch-${mode}`,
+      title: `Empty kernel, ${mode === "sync" ? "synchronous call" : "await op.async(...)"}`,
+      reference: new Float32Array(8),
+      tolerance: { abs: 0, rel: 0 },
+      baseline: "single-core",
+      latencyCalls: LAUNCH_CALLS,
+      variants: KINDS.map(([variant, kind]): Variant => {
+        const op = ops[emptyKernel(kind).namespace].empty;
+        return { name: variant, run: mode === "sync" ? () => op(input) : () => op.async(input) };
+      }),
+    });
+    return [workload("sync"), workload("async")];
+  },
+};

@@ -1,0 +1,62 @@
+// W2 ReLU forward and backward at the MLP's sizes, 16 Mi elements and an odd
+// size: the three kernels beside a TypeScript loop and tf.relu (wasm).
+import { ops, randn, type Tensor } from "gpsimd";
+import { reluForward, reluBackward } from "../../ops/relu/reference.js";
+import { shipped } from "../libraries.js";
+import { tfjs } from "../peers/tfjs.js";
+import { reluLoop, reluBackwardLoop, reluTfjs, reluBackwardTfjs } from "../peers/relu.js";
+import type { Suite, Workload } from "../suite.js";
+
+/** The W2 sizes: the MLP's hidden activations, 16 Mi elements, and 999 x 1001 (not a multiple of 8 or of 1024). */
+export const RELU_SIZES: [number, number][] = [[32, 4096], [32, 2048], [4096, 4096], [999, 1001]];
+
+/** "relu-fwd-32x4096" */
+export function reluWorkloadName(direction: "fwd" | "bwd", [rows, cols]: [number, number]): string {
+  return `relu-${direction}-${rows}x${cols}`;
+}
+
+export const reluSuite: Suite = {
+  name: "relu",
+  title: "W2 ReLU forward and backward: the kernels, a TypeScript loop and tf.relu",
+  notes: [
+    "Kernels with default checks on. ts-loop writes a new Float32Array; tfjs-wasm includes dataSync of the result (backward is dy * step(x), tfjs's own Relu gradient).",
+    "ns/element = time per call / elements.",
+  ],
+  async setup(scope) {
+    const t = await tfjs();
+    for (const lib of ["relu_elementwise", "relu_tcm", "relu_multicore"] as const) shipped(lib);
+    const workloads: Workload[] = [];
+    RELU_SIZES.forEach((size, k) => {
+      const x: Tensor = scope.keep(randn(size, { seed: 20 + k })), grad: Tensor = scope.keep(randn(size, { seed: 40 + k }));
+      const xs = x.data() as Float32Array, gs = grad.data() as Float32Array;
+      const tfX = scope.keep(t.tensor(xs, size)), tfGrad = scope.keep(t.tensor(gs, size));
+      const common = { tolerance: { abs: 0, rel: 0 }, baseline: "ts-loop", elements: x.numel() };
+      workloads.push({
+        ...common,
+        name: reluWorkloadName("fwd", size),
+        title: `W2 ReLU forward, [${size.join(", ")}]`,
+        reference: reluForward(xs),
+        variants: [
+          { name: "elementwise", run: () => ops.relu_elementwise.relu_forward(x) },
+          { name: "tcm", run: () => ops.relu_tcm.relu_forward(x) },
+          { name: "multicore-tcm", run: () => ops.relu_multicore.relu_forward(x) },
+          { name: "ts-loop", run: () => reluLoop(xs) },
+          { name: "tfjs-wasm", run: () => reluTfjs(t, tfX) },
+        ],
+      }, {
+        ...common,
+        name: reluWorkloadName("bwd", size),
+        title: `W2 ReLU backward, [${size.join(", ")}]`,
+        reference: reluBackward(gs, xs),
+        variants: [
+          { name: "elementwise", run: () => ops.relu_elementwise.relu_backward(grad, x) },
+          { name: "tcm", run: () => ops.relu_tcm.relu_backward(grad, x) },
+          { name: "multicore-tcm", run: () => ops.relu_multicore.relu_backward(grad, x) },
+          { name: "ts-loop", run: () => reluBackwardLoop(gs, xs) },
+          { name: "tfjs-wasm", run: () => reluBackwardTfjs(t, tfGrad, tfX) },
+        ],
+      });
+    });
+    return workloads;
+  },
+};

@@ -1,0 +1,162 @@
+// Runs the logical cores of a launch: claims them one at a time, runs the
+// kernel on each, and reports through shared memory. The worker threads use
+// it, and so does the main thread, which takes part in synchronous launches
+// (no thread sits idle waiting, and nothing needs waking for it).
+import { KernelInstance, type CoreSite } from "../kernel-instance.js";
+import { createSourceLocator } from "../source-locator.js";
+import { errorToData, KernelTimeoutError } from "../errors.js";
+import { describeDescriptor } from "../describe.js";
+import { sanitizerImports, isSanitized, type CoreBlock } from "../sanitizer.js";
+import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, CTX_STOP, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, FLAG_TRACE, CTX_FLAGS } from "../layout.js";
+import { TraceWriter, TRACE_CORE_BYTES } from "../trace.js";
+import {
+  C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_LIBRARY, C_OP, C_TEMPLATE, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE,
+  C_STOPPING, F64_DEADLINE, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord, epochNow,
+  type WorkerMessage, type WorkerOp, type CoreReportData,
+} from "./protocol.js";
+
+interface ExecutorLibrary { instance: KernelInstance; ops: WorkerOp[]; }
+
+const encoder = new TextEncoder();
+
+/** One thread's side of the core pool. */
+export class Executor {
+  private readonly libraries = new Map<number, ExecutorLibrary>();
+  private readonly scalarsF64: Float64Array;
+  private readonly scalarsI64: BigInt64Array;
+  private readonly mailboxBytes: Uint8Array;
+
+  constructor(
+    private readonly control: Int32Array,
+    private readonly mailboxes: SharedArrayBuffer,
+    private readonly memory: WebAssembly.Memory,
+    /** Worker index, or -1 for the main thread. */
+    readonly index: number,
+  ) {
+    this.scalarsF64 = new Float64Array(control.buffer, C_SCALARS_BYTE_OFFSET);
+    this.scalarsI64 = new BigInt64Array(control.buffer, C_SCALARS_BYTE_OFFSET);
+    this.mailboxBytes = new Uint8Array(mailboxes);
+  }
+
+  /** Takes a library (its compiled module) in, or drops one. */
+  apply(msg: WorkerMessage): void {
+    if (msg.type === "forget") { this.libraries.delete(msg.id); return; }
+    const locator = msg.sourceMap ? createSourceLocator(msg.sourceMap, msg.offsetMap, msg.code) : null;
+    const sanitizer = isSanitized(msg.module)
+      ? sanitizerImports({ memory: this.memory, staticBase: msg.staticBase, staticBytes: msg.staticBytes, template: () => Atomics.load(this.control, C_TEMPLATE) >>> 0, coreBlocks: () => this.coreBlocks() })
+      : undefined;
+    this.libraries.set(msg.id, { instance: new KernelInstance(msg.module, this.memory, locator, sanitizer), ops: msg.ops });
+  }
+
+  /** Every core's private block in the launch in progress (the sanitizer names them in its messages). */
+  private coreBlocks(): CoreBlock[] {
+    const view = new DataView(this.memory.buffer);
+    return Array.from({ length: Atomics.load(this.control, C_NCORES) }, (_, core) => {
+      const start = Atomics.load(this.control, C_CONTEXTS + core) >>> 0;
+      return { core, start, end: view.getUint32(start + CTX_HEAP_END, true) };
+    });
+  }
+
+  /** Claims and runs cores of launch seq until none is left. */
+  runClaims(seq: number): void {
+    const ncores = Atomics.load(this.control, C_NCORES);
+    for (let core = this.claim(seq, ncores); core >= 0; core = this.claim(seq, ncores)) this.runCore(seq, core);
+  }
+
+  /** Claims the next core of launch seq, or returns -1 when none is left (or the launch is over). */
+  private claim(seq: number, ncores: number): number {
+    for (;;) {
+      const word = Atomics.load(this.control, C_CLAIM);
+      if (word >>> 8 !== (seq & 0xFFFFFF)) return -1;
+      const next = word & 0xFF;
+      if (next >= ncores) return -1;
+      if (Atomics.compareExchange(this.control, C_CLAIM, word, claimWord(seq, next + 1)) === word) return next;
+    }
+  }
+
+  /**
+   * Waits for launch seq to complete and, if its deadline passes first, asks every unfinished core
+   * to stop. A thread with no core left to run is the watchdog of the others: the one running a
+   * runaway kernel cannot notice anything itself, the main thread included.
+   */
+  watch(seq: number): void {
+    const deadline = new Float64Array(this.control.buffer, C_SCALARS_BYTE_OFFSET)[F64_DEADLINE];
+    for (;;) {
+      const complete = Atomics.load(this.control, C_COMPLETE);
+      if (complete === seq) return;
+      const left = deadline - epochNow();
+      if (left <= 0) { stopCores(this.control, this.memory, seq); return; }
+      Atomics.wait(this.control, C_COMPLETE, complete, left);
+    }
+  }
+
+  private writeReport(core: number, report: CoreReportData): void {
+    let bytes = encoder.encode(JSON.stringify(report));
+    if (bytes.length > MAILBOX_BYTES - 4) {
+      // Too much to say: keep the error and the first warnings, and say that writes were lost.
+      bytes = encoder.encode(JSON.stringify({ ...report, writes: [], warnings: [...report.warnings.slice(0, 20), "write log too large to report: cross-core checks skipped"], writesLost: true }));
+    }
+    const at = core * MAILBOX_BYTES;
+    new DataView(this.mailboxes).setUint32(at, bytes.length, true);
+    this.mailboxBytes.set(bytes, at + 4);
+  }
+
+  private runCore(seq: number, core: number): void {
+    const control = this.control;
+    Atomics.store(control, C_STATUS + core, STATUS_RUNNING);
+    let status = STATUS_OK;
+    const lib = this.libraries.get(Atomics.load(control, C_LIBRARY));
+    const op = lib?.ops[Atomics.load(control, C_OP)];
+    const ctx = Atomics.load(control, C_CONTEXTS + core) >>> 0;
+    try {
+      if (Atomics.load(control, C_STOPPING) === seq) throw new KernelTimeoutError("E_NOT_STARTED", `core ${core} was not started: the launch ran past its timeout`, { core });
+      if (!lib || !op) throw new Error(`core thread ${this.index}: library ${Atomics.load(control, C_LIBRARY)} is not loaded here`);
+      const template = Atomics.load(control, C_TEMPLATE) >>> 0;
+      const view = new DataView(this.memory.buffer);
+      const flags = view.getInt32(template + CTX_FLAGS, true);
+      const args = op.kernel.params.map((p, i) =>
+        p.kind === "tensor" ? ctx + CTX_DESC + i * DESC_BYTES : p.kind === "i64" ? this.scalarsI64[i] : this.scalarsF64[i]);
+      const site: CoreSite = {
+        op: op.name, core, ctx, multicore: (flags & FLAG_MULTICORE) !== 0, printAllCores: (flags & FLAG_PRINT_ALL_CORES) !== 0, kernel: op.kernel,
+        tcmBase: view.getUint32(ctx + CTX_TCM_BASE, true),
+        tensorName: (slot) => describeDescriptor(new DataView(this.memory.buffer), ctx, slot, op.kernel),
+      };
+      const traceArea = flags & FLAG_TRACE ? Atomics.load(control, C_TRACE) >>> 0 : 0;
+      lib.instance.traceTo(traceArea ? new TraceWriter(new Float64Array(this.memory.buffer), (traceArea + core * TRACE_CORE_BYTES) / 8) : null, this.index);
+      const outcome = lib.instance.run(site, op.kernel.name, args, template);
+      const output = view.getUint32(ctx + CTX_DST, true);
+      const returned = !site.multicore && outcome.returned !== 0 && outcome.returned !== output ? outcome.returned : 0;
+      if (outcome.warnings.length || outcome.writes.length || outcome.droppedPrintf || returned) {
+        this.writeReport(core, { warnings: outcome.warnings, writes: outcome.writes, dropped: outcome.droppedPrintf, returned });
+        status = STATUS_REPORT;
+      }
+    } catch (e) {
+      this.writeReport(core, { error: errorToData(e), warnings: [], writes: [], dropped: 0 });
+      status = STATUS_ERROR;
+    }
+    // Publish the status before counting the core done: the main thread reads statuses
+    // only after it has seen C_DONE reach the core count (seq-cst atomics order these).
+    Atomics.store(control, C_STATUS + core, status);
+    if (Atomics.add(control, C_DONE, 1) + 1 === Atomics.load(control, C_NCORES)) {
+      Atomics.store(control, C_COMPLETE, seq);
+      Atomics.notify(control, C_COMPLETE);
+    }
+  }
+}
+
+/**
+ * Sets the stop word of every core of the launch that is running, and keeps the cores not yet
+ * started from starting. A kernel polls its stop word at the top of every loop iteration
+ * (build/loop-polls.ts) and stops with a typed error. The atomic store pairs with the kernel's atomic load.
+ */
+export function stopCores(control: Int32Array, memory: WebAssembly.Memory, seq: number): void {
+  // Both requests carry the launch's seq: a thread that decides to stop launch N only after it
+  // completed and launch N+1 began writes N, which N+1's cores and executors ignore.
+  Atomics.store(control, C_STOPPING, seq);
+  const words = new Int32Array(memory.buffer);
+  const ncores = Atomics.load(control, C_NCORES);
+  for (let k = 0; k < ncores; k++) {
+    const status = Atomics.load(control, C_STATUS + k);
+    if (status === STATUS_RUNNING) Atomics.store(words, ((Atomics.load(control, C_CONTEXTS + k) >>> 0) + CTX_STOP) >> 2, seq);
+  }
+}
