@@ -3,23 +3,13 @@
 // assembly/ folder wherever the sources are, and the stub runtime is
 // replaced by gpsimd's per-core kernel heap (assembly/rt/stub.ts).
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
-import { existsSync } from "node:fs";
 import path from "node:path";
 import asc from "assemblyscript/asc";
 import type { Transform } from "assemblyscript/transform";
 import { INITIAL_PAGES } from "../host/build-constants.js";
 import { loopPolls } from "./loop-polls.js";
+import { ASSEMBLY_DIR } from "./paths.js";
 
-/** The kernel library's folder (assembly/) of this package: found upwards from this file, which runs from build/ or dist/build/. */
-export const ASSEMBLY_DIR = findAssemblyDir(path.dirname(fileURLToPath(import.meta.url)));
-
-function findAssemblyDir(from: string): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, "assembly", "index.ts"))) return path.join(dir, "assembly");
-    if (path.dirname(dir) === dir) throw new Error(`gpsimd: cannot find the kernel library (assembly/index.ts) above ${from}`);
-  }
-}
 
 // Virtual folder asc searches for packages (--path): gpsimd/<file>.ts inside it maps to ASSEMBLY_DIR.
 const VIRTUAL_ROOT = "/__gpsimd__";

@@ -11,6 +11,7 @@ import { BUILD_BASE_A, BUILD_BASE_B } from "../host/build-constants.js";
 import { ABI_VERSION } from "../host/layout.js";
 import { LIBRARY_FORMAT, type LibraryParts } from "../host/library-file.js";
 import { inputsHash } from "./hash.js";
+import { cflagConstants } from "./cflags.js";
 
 /** What to build. Paths are absolute. */
 export interface BuildRequest {
@@ -31,15 +32,6 @@ export interface BuildFailure { messages: string[]; }
 /** Binaryen pass that routes every load and store through the sanitizer's checks. */
 const SANITIZE_PASSES = ["instrument-memory"];
 
-/** -DNAME=VALUE flags become integer constants (asc --use NAME=VALUE); other flags are ignored. */
-export function cflagConstants(flags: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const f of flags) {
-    const m = /^-D([A-Za-z_]\w*)(?:=(.*))?$/.exec(f);
-    if (m) out[m[1]] = m[2] ?? "1";
-  }
-  return out;
-}
 
 function formatDiagnostic(d: AscDiagnostic): string {
   return `${d.file ? `${d.file}:${d.line}:${d.column}: ` : ""}${d.category}: ${d.message}`;

@@ -16,9 +16,9 @@ import { BuildError, RegistryError, LibraryFormatError, OptionError } from "./er
 import { DEFAULT_HEAP_BYTES } from "./core-regions.js";
 import { corePool } from "./pool/pool.js";
 import { buildSync } from "./compile-service.js";
-import { cflagConstants } from "../build/compile.js";
+import { cflagConstants } from "../build/cflags.js";
 import { inputsHash, readSources } from "../build/hash.js";
-import { ASSEMBLY_DIR } from "../build/asc.js";
+import { ASSEMBLY_DIR } from "../build/paths.js";
 import { ABI_VERSION } from "./layout.js";
 import { hbm } from "./hbm.js";
 import type { ShapeModule } from "../build/shape-sources.js";

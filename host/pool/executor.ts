@@ -10,14 +10,17 @@ import { sanitizerImports, isSanitized, type CoreBlock } from "../sanitizer.js";
 import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, CTX_STOP, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, FLAG_TRACE, CTX_FLAGS } from "../layout.js";
 import { TraceWriter, TRACE_CORE_BYTES } from "../trace.js";
 import {
-  C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_LIBRARY, C_OP, C_TEMPLATE, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE,
-  C_STOPPING, F64_DEADLINE, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord, epochNow,
+  C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_LIBRARY, C_OP, C_TEMPLATE, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE,
+  C_STOPPING, C_RUNNERS, F64_DEADLINE, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord, epochNow,
   type WorkerMessage, type WorkerOp, type CoreReportData,
 } from "./protocol.js";
 
 interface ExecutorLibrary { instance: KernelInstance; ops: WorkerOp[]; }
 
 const encoder = new TextEncoder();
+
+/** How long a core thread spins (on a launch's completion, then on the next launch) before it sleeps. */
+export const SPIN_MS = 2;
 
 /** One thread's side of the core pool. */
 export class Executor {
@@ -81,9 +84,17 @@ export class Executor {
    */
   watch(seq: number): void {
     const deadline = new Float64Array(this.control.buffer, C_SCALARS_BYTE_OFFSET)[F64_DEADLINE];
+    // Spin first: a short launch completes within microseconds, and a thread that has to be woken
+    // from a futex joins the next launch late (on a 2-CPU machine, typically after the main thread
+    // has already claimed most of its cores).
+    // Launches run one at a time, so a newer seq means this one is over: a thread that slept
+    // through its completion and the next launch's must not wait for a value that is gone.
+    const over = (complete: number) => complete === seq || Atomics.load(this.control, C_SEQ) !== seq;
+    const spinUntil = performance.now() + SPIN_MS;
+    while (!over(Atomics.load(this.control, C_COMPLETE)) && performance.now() < spinUntil) { /* spin */ }
     for (;;) {
       const complete = Atomics.load(this.control, C_COMPLETE);
-      if (complete === seq) return;
+      if (over(complete)) return;
       const left = deadline - epochNow();
       if (left <= 0) { stopCores(this.control, this.memory, seq); return; }
       Atomics.wait(this.control, C_COMPLETE, complete, left);
@@ -104,6 +115,7 @@ export class Executor {
   private runCore(seq: number, core: number): void {
     const control = this.control;
     Atomics.store(control, C_STATUS + core, STATUS_RUNNING);
+    Atomics.store(control, C_RUNNERS + core, this.index);
     let status = STATUS_OK;
     const lib = this.libraries.get(Atomics.load(control, C_LIBRARY));
     const op = lib?.ops[Atomics.load(control, C_OP)];

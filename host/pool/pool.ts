@@ -21,7 +21,7 @@ import { Executor, stopCores } from "./executor.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
   C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, MAX_CORES,
-  STATUS_PENDING, STATUS_RUNNING, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, F64_DEADLINE, claimWord, epochNow,
+  STATUS_PENDING, STATUS_RUNNING, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, F64_DEADLINE, C_RUNNERS, claimWord, epochNow,
   type CoreReportData, type WorkerMessage, type WorkerInit,
 } from "./protocol.js";
 
@@ -48,8 +48,8 @@ interface InFlight {
   stopAsked: boolean;
 }
 
-/** How long the main thread spins on completion before it sleeps: empty launches finish well within it. */
-const MAIN_SPIN_MS = 0.02;
+/** How long the main thread spins on completion before it sleeps: it has run its share of the cores and waits for the workers' last ones. */
+const MAIN_SPIN_MS = 1;
 /** How long a kernel asked to stop may take to do so before its threads are terminated. */
 const STOP_GRACE_MS = 2000;
 
@@ -361,6 +361,11 @@ export class Pool {
       const error = new WorkerCrashError("E_WORKER_DIED", `${op}: a core thread died (${cause.message}) while the operator ran; its result is discarded and the threads were restarted`, { op, cause });
       if (launch.settle) launch.settle(error);
     }
+  }
+
+  /** Which thread ran each core of the last launch (worker index, -1 the main thread). */
+  lastRunners(cores: number): number[] {
+    return Array.from({ length: cores }, (_, k) => Atomics.load(this.control, C_RUNNERS + k));
   }
 
   /** Terminates one worker as if it had crashed (fault-injection tests). */

@@ -3,16 +3,13 @@
 // then watches the launch's deadline until it completes. Libraries arrive as
 // messages, received synchronously when a launch needs them.
 import { workerData, receiveMessageOnPort } from "node:worker_threads";
-import { Executor } from "./executor.js";
+import { Executor, SPIN_MS } from "./executor.js";
 import { C_SEQ, C_COMMAND, C_LIBRARY_MESSAGES, C_PARKED, C_THREADS, COMMAND_EXIT, type WorkerInit, type WorkerMessage } from "./protocol.js";
 
 const init = workerData as WorkerInit;
 const control = new Int32Array(init.control);
 const executor = new Executor(control, init.mailboxes, init.memory, init.index);
 let messagesSeen = init.messagesAtStart;
-
-/** Spin this long before parking: a launch that follows soon is picked up in ~µs instead of a futex wake. */
-const SPIN_MS = Number(process.env.GPSIMD_WORKER_SPIN ?? 2);
 
 /** Receives the library messages broadcast since the last launch (posted before they were counted). */
 function receiveLibraries(): void {
@@ -25,7 +22,7 @@ function receiveLibraries(): void {
   }
 }
 
-/** Waits until the sequence number differs from `seen`; returns the new one. */
+/** Waits until the sequence number differs from `seen` (spinning SPIN_MS first: a launch that follows soon is picked up in ~µs instead of a futex wake); returns the new one. */
 function waitForLaunch(seen: number): number {
   const until = performance.now() + SPIN_MS;
   for (;;) {
