@@ -9,7 +9,7 @@ import {
 } from "./layout";
 import { E_TCM_LEAK, E_STREAM_NOT_CLOSED } from "./errors";
 import { CTX, FLAGS, set_core, checks_on, fail, warn, slot_of } from "./core";
-import { check_guard, reset_tcm_serial } from "./tcm";
+import { check_guard, reset_tcm_serial, reset_copy_counters, flush_copy_counters, forget_cached_block } from "./tcm";
 import { pending_writes } from "./stream";
 
 /** Prepares the core whose context block is at ctx for a launch: empty TCM, heap, streams, logs and printf ring. */
@@ -26,6 +26,8 @@ export function __gpsimd_enter(ctx: usize): void {
   memory.fill(ctx + CTX_STAT_TCM_IN_BYTES, 0, CTX_STATS_END - CTX_STAT_TCM_IN_BYTES);
   memory.fill(ctx + CTX_TCM_CLEAN, 0, TCM_ARENA_BYTES / TCM_GRANULE / 8);
   reset_tcm_serial();
+  reset_copy_counters();
+  forget_cached_block();
   __gpsimd_heap_reset(<usize>load<u32>(ctx, CTX_HEAP_BASE), <usize>load<u32>(ctx, CTX_HEAP_END));
 }
 
@@ -43,6 +45,7 @@ export function __gpsimd_enter_from(ctx: usize, template: usize, core: i32): voi
 /** Checks what the kernel left behind: unclosed write streams, overwritten TCM guards, TCM leaks. Returns 0. */
 export function __gpsimd_exit(): i32 {
   store<u32>(CTX, <u32>__gpsimd_heap_peak(), CTX_HEAP_PEAK);
+  flush_copy_counters();
   if (!checks_on()) return 0;
   const nstreams = load<i32>(CTX, CTX_NSTREAMS);
   for (let i = 0; i < nstreams; i++) {

@@ -27,6 +27,8 @@ const NO_TENSOR: i32 = -3;
 @inline function entry(i: i32): usize { return CTX + CTX_TCM_TABLE + <usize>(i * TCMB_BYTES); }
 // @ts-ignore: decorator
 @inline function footprint(size: usize): usize { return round_up(size + <usize>TCM_GUARD_BYTES); }
+// @ts-ignore: decorator
+@inline function granule_up(p: usize): usize { return (p + <usize>(TCM_GRANULE - 1)) & ~<usize>(TCM_GRANULE - 1); }
 
 /** Allocates nbytes of this core's TCM; returns 0 when the 16 KB pool cannot satisfy it. */
 export function tcm_malloc(nbytes: usize): usize {
@@ -40,14 +42,15 @@ export function tcm_alloc(nbytes: usize, kind: i32): usize {
   if (nbytes == 0 || charge + <usize>used > <usize>TCM_POOL_BYTES) return 0;
   const n = load<i32>(CTX, CTX_TCM_NBLOCKS);
   if (n >= MAX_TCM_BLOCKS) fail(E_TOO_MANY, NO_TENSOR, 1, MAX_TCM_BLOCKS, 0);
-  // First fit in the arena; the table is kept sorted by address.
+  // First fit in the arena; the table is kept sorted by address. Blocks start on a clean-bitmap
+  // granule, so a buffer's granules are its own and are marked clean once, not rescanned per copy.
   const arena = <usize>load<u32>(CTX, CTX_TCM_BASE);
   let at = arena;
   let i = 0;
   for (; i < n; i++) {
     const p = <usize>load<u32>(entry(i), TCMB_PTR);
-    if (p - at >= footprint(nbytes)) break;
-    at = p + footprint(<usize>load<u32>(entry(i), TCMB_SIZE));
+    if (p >= at && p - at >= footprint(nbytes)) break;
+    at = granule_up(p + footprint(<usize>load<u32>(entry(i), TCMB_SIZE)));
   }
   if (at + footprint(nbytes) > arena + <usize>TCM_ARENA_BYTES) return 0;
   memory.copy(entry(i + 1), entry(i), <usize>((n - i) * TCMB_BYTES));
@@ -130,6 +133,7 @@ export function tcm_free(ptr: usize): void {
 
 /** Removes block i from the table, checking its guard bytes first. */
 export function release(i: i32): void {
+  forget_cached_block();
   const e = entry(i);
   const ptr = <usize>load<u32>(e, TCMB_PTR);
   const size = <usize>load<u32>(e, TCMB_SIZE);
@@ -165,14 +169,22 @@ function find_block_start(ptr: usize): i32 {
   return -1;
 }
 
+// The block the last checked copy used: kernels copy through the same few buffers over and over.
+let cached_start: usize = 0;
+let cached_end: usize = 0;
+
+/** Forgets the cached block (a block was freed, or a new launch began). */
+export function forget_cached_block(): void { cached_start = cached_end = 0; }
+
 /** Fails unless [ptr, ptr + bytes) lies inside one live block; reports the room left in the block ptr is in (-1: a freed block). */
 function check_in_block(ptr: usize, bytes: usize, slot: i32): void {
+  if (ptr >= cached_start && ptr + bytes <= cached_end) return;
   const n = load<i32>(CTX, CTX_TCM_NBLOCKS);
   let room: usize = 0;
   for (let i = 0; i < n; i++) {
     const start = <usize>load<u32>(entry(i), TCMB_PTR);
     const end = start + <usize>load<u32>(entry(i), TCMB_SIZE);
-    if (ptr >= start && ptr + bytes <= end) return;
+    if (ptr >= start && ptr + bytes <= end) { cached_start = start; cached_end = end; return; }
     if (ptr >= start && ptr < end) room = end - ptr;
   }
   fail(E_TCM_RANGE, slot, <f64>ptr, <f64>bytes, room > 0 ? <f64>room : was_freed(ptr) ? -1 : 0);
@@ -215,6 +227,20 @@ function scan_poison<T>(desc: usize, ptr: usize, from: usize, to: usize, count: 
   if (bad) fail(E_UNINITIALIZED_TCM, slot_of(desc), <f64>(offset + <i64>((bad - ptr) >>> alignof<T>())), <f64>bad, <f64>count);
 }
 
+// TCM copy counters of the running launch, kept in globals (cheaper than the context block on the hot path).
+let in_bytes: f64 = 0, in_calls: f64 = 0, out_bytes: f64 = 0, out_calls: f64 = 0;
+
+/** Zeroes the TCM copy counters (at the start of a launch). */
+export function reset_copy_counters(): void { in_bytes = in_calls = out_bytes = out_calls = 0; }
+
+/** Writes the TCM copy counters into the context block (at the end of a launch, for the host). */
+export function flush_copy_counters(): void {
+  store<f64>(CTX, in_bytes, CTX_STAT_TCM_IN_BYTES);
+  store<f64>(CTX, in_calls, CTX_STAT_TCM_IN_CALLS);
+  store<f64>(CTX, out_bytes, CTX_STAT_TCM_OUT_BYTES);
+  store<f64>(CTX, out_calls, CTX_STAT_TCM_OUT_CALLS);
+}
+
 /** Bulk copies between one tensor and TCM; offsets index the flattened tensor. */
 @unmanaged
 export class TcmAccessor {
@@ -227,8 +253,8 @@ export class TcmAccessor {
       check_tensor_range(desc, tensor_offset, num_elem);
       check_in_block(tcm_ptr, bytes, slot_of(desc));
       if (FLAGS & FLAG_POISON) set_clean(tcm_ptr, tcm_ptr + bytes, true);
-      store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_IN_BYTES) + <f64>bytes, CTX_STAT_TCM_IN_BYTES);
-      store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_IN_CALLS) + 1, CTX_STAT_TCM_IN_CALLS);
+      in_bytes += <f64>bytes;
+      in_calls++;
     }
     trace(TRACE_TCM_IN, slot_of(desc), <f64>bytes, <f64>tensor_offset);
     memory.copy(tcm_ptr, <usize>load<u32>(desc, TD_DATA) + (<usize>tensor_offset << alignof<T>()), bytes);
@@ -246,8 +272,8 @@ export class TcmAccessor {
       check_tensor_range(desc, tensor_offset, num_elem);
       check_in_block(tcm_ptr, bytes, slot_of(desc));
       if (FLAGS & FLAG_POISON) check_poison<T>(desc, tcm_ptr, num_elem, tensor_offset);
-      store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_OUT_BYTES) + <f64>bytes, CTX_STAT_TCM_OUT_BYTES);
-      store<f64>(CTX, load<f64>(CTX, CTX_STAT_TCM_OUT_CALLS) + 1, CTX_STAT_TCM_OUT_CALLS);
+      out_bytes += <f64>bytes;
+      out_calls++;
     }
     trace(TRACE_TCM_OUT, slot_of(desc), <f64>bytes, <f64>tensor_offset);
     log_output_write(desc, <u32>tensor_offset, <u32>(tensor_offset + num_elem));
