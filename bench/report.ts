@@ -129,6 +129,13 @@ export const TARGETS: Target[] = [
       return { value: `${formatChange(worst.ratio)} (${name})`, met: worst.ratio <= 1.1 };
     },
   },
+  {
+    name: "W3 MLP inference, TCM multicore ReLU vs TF.js wasm (mlp-w3-paired)", goal: "≥ 1.2x the iter/s",
+    measure: (f) => {
+      const p = f.results("mlp")?.meta.paired["mlp-w3-paired"];
+      return p ? { value: `${formatRatio(1 / p.ratio)} the iter/s`, met: 1 / p.ratio >= 1.2 } : null;
+    },
+  },
 ];
 
 /** Finder over the saved results of several suites. */

@@ -5,7 +5,8 @@ import { launchSuite } from "./launch.js";
 import { avgpoolSuite } from "./avgpool.js";
 import { addSuite } from "./add.js";
 import { checksSuite } from "./checks.js";
+import { mlpSuite } from "./mlp.js";
 import type { Suite } from "../suite.js";
 
 /** All suites, by the name `npm run bench -- <name>` takes. */
-export const SUITES: Suite[] = [giouSuite, reluSuite, launchSuite, avgpoolSuite, addSuite, checksSuite];
+export const SUITES: Suite[] = [giouSuite, reluSuite, launchSuite, avgpoolSuite, addSuite, checksSuite, mlpSuite];

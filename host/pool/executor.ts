@@ -10,7 +10,7 @@ import { sanitizerImports, isSanitized, type CoreBlock } from "../sanitizer.js";
 import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, CTX_STOP, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, FLAG_TRACE, CTX_FLAGS } from "../layout.js";
 import { TraceWriter, TRACE_CORE_BYTES } from "../trace.js";
 import {
-  C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_LIBRARY, C_OP, C_TEMPLATE, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE,
+  C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_ASYNC, C_LIBRARY, C_OP, C_TEMPLATE, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE,
   C_STOPPING, C_RUNNERS, F64_DEADLINE, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord, epochNow,
   type WorkerMessage, type WorkerOp, type CoreReportData,
 } from "./protocol.js";
@@ -35,6 +35,8 @@ export class Executor {
     private readonly memory: WebAssembly.Memory,
     /** Worker index, or -1 for the main thread. */
     readonly index: number,
+    /** Tells the main thread's event loop that an asynchronous launch completed (workers post a message). */
+    private readonly announce: (seq: number) => void = () => undefined,
   ) {
     this.scalarsF64 = new Float64Array(control.buffer, C_SCALARS_BYTE_OFFSET);
     this.scalarsI64 = new BigInt64Array(control.buffer, C_SCALARS_BYTE_OFFSET);
@@ -152,6 +154,9 @@ export class Executor {
     if (Atomics.add(control, C_DONE, 1) + 1 === Atomics.load(control, C_NCORES)) {
       Atomics.store(control, C_COMPLETE, seq);
       Atomics.notify(control, C_COMPLETE);
+      // Atomics.waitAsync alone can leave an idle event loop asleep after the notify (the promise
+      // settles only when something else wakes the loop); a message always wakes it.
+      if (Atomics.load(control, C_ASYNC)) this.announce(seq);
     }
   }
 }

@@ -21,8 +21,8 @@ import { Executor, stopCores } from "./executor.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
   C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, MAX_CORES,
-  STATUS_PENDING, STATUS_RUNNING, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, F64_DEADLINE, C_RUNNERS, claimWord, epochNow,
-  type CoreReportData, type WorkerMessage, type WorkerInit,
+  STATUS_PENDING, STATUS_RUNNING, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, F64_DEADLINE, C_RUNNERS, C_ASYNC, claimWord, epochNow,
+  type CoreReportData, type WorkerMessage, type WorkerInit, type CompletionMessage,
 } from "./protocol.js";
 
 /** One multicore call. */
@@ -101,8 +101,9 @@ export class Pool {
       replayed: this.libraryIds.size, messagesAtStart: this.messages, seqAtStart: this.seq,
     };
     const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: init, transferList: [port2] });
+    port1.on("message", (m: CompletionMessage) => this.onComplete(m.seq));
     worker.unref();
-    port1.unref();
+    port1.unref(); // the keep-alive timer of an async launch holds the event loop, not the port
     worker.on("error", (e) => this.onWorkerDeath(worker, e));
     worker.on("exit", (code) => this.onWorkerDeath(worker, new Error(`exit code ${code}`)));
     this.workers[index] = worker;
@@ -198,6 +199,7 @@ export class Pool {
     c[C_TEMPLATE] = this.template;
     c[C_TRACE] = request.flags & FLAG_TRACE ? this.traceAreaFor(cores) : 0;
     c[C_COMMAND] = COMMAND_LAUNCH;
+    c[C_ASYNC] = settle ? 1 : 0;
     Atomics.store(c, C_DONE, 0);
     // C_COMPLETE is not reset: it keeps the previous launch's seq until this one completes, so a
     // thread still watching the previous launch sees it complete, never this one's fresh state.
@@ -265,6 +267,12 @@ export class Pool {
       if (!launch.collected) this.watchAsync(launch);
     };
     if (waiting.async) waiting.value.then(done); else done();
+  }
+
+  /** A worker says an asynchronous launch completed. */
+  private onComplete(seq: number): void {
+    const launch = this.inFlight;
+    if (launch && launch.seq === seq && launch.settle && Atomics.load(this.control, C_COMPLETE) === seq) this.collect(launch);
   }
 
   /** Reads every core's outcome, runs the cross-core checks, shows output, and settles the launch. */

@@ -30,6 +30,8 @@ export const C_PARKED = 11;
 export const C_TRACE = 12;
 /** The seq of a launch whose deadline passed: its cores not yet started are not started. */
 export const C_STOPPING = 13;
+/** 1 when the launch is asynchronous: the thread that completes it also posts a message (see Pool.onComplete). */
+export const C_ASYNC = 14;
 /** Per-core status words start here. */
 export const C_STATUS = 16;
 export const MAX_CORES = 64;
@@ -75,6 +77,9 @@ export interface CoreReportData {
 
 /** An operator of a library, as workers know it. */
 export interface WorkerOp { name: string; kernel: KernelSignature; }
+
+/** A worker's message to the main thread: an asynchronous launch completed. */
+export interface CompletionMessage { type: "complete"; seq: number; }
 
 /** Messages to workers (received with receiveMessageOnPort). */
 export type WorkerMessage =

@@ -4,11 +4,11 @@
 // messages, received synchronously when a launch needs them.
 import { workerData, receiveMessageOnPort } from "node:worker_threads";
 import { Executor, SPIN_MS } from "./executor.js";
-import { C_SEQ, C_COMMAND, C_LIBRARY_MESSAGES, C_PARKED, C_THREADS, COMMAND_EXIT, type WorkerInit, type WorkerMessage } from "./protocol.js";
+import { C_SEQ, C_COMMAND, C_LIBRARY_MESSAGES, C_PARKED, C_THREADS, COMMAND_EXIT, type WorkerInit, type WorkerMessage, type CompletionMessage } from "./protocol.js";
 
 const init = workerData as WorkerInit;
 const control = new Int32Array(init.control);
-const executor = new Executor(control, init.mailboxes, init.memory, init.index);
+const executor = new Executor(control, init.mailboxes, init.memory, init.index, (seq) => init.port.postMessage({ type: "complete", seq } satisfies CompletionMessage));
 let messagesSeen = init.messagesAtStart;
 
 /** Receives the library messages broadcast since the last launch (posted before they were counted). */
