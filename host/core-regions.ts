@@ -39,8 +39,7 @@ export const HOST_CORE = -1;
 const regions = new Map<number, CoreRegion & { block: number }>();
 
 /** The region of core `id`, made (or remade larger) so its heap has at least heapBytes. */
-export function coreRegion(id: number, heapBytes: number): CoreRegion {
-  const printfBytes = printfQueueBytes();
+export function coreRegion(id: number, heapBytes: number, printfBytes = printfQueueBytes()): CoreRegion {
   const have = regions.get(id);
   if (have && have.heapBytes >= heapBytes && have.printfBytes === printfBytes) return have;
   if (have) hbm().release(have.block);

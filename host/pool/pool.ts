@@ -7,7 +7,7 @@
 // not stop costs the threads.
 import { Worker, MessageChannel, type MessagePort } from "node:worker_threads";
 import { hbm } from "../hbm.js";
-import { coreRegion, DEFAULT_HEAP_BYTES } from "../core-regions.js";
+import { coreRegion, printfQueueBytes, DEFAULT_HEAP_BYTES } from "../core-regions.js";
 import { prepareCore } from "../descriptors.js";
 import { errorFromData, GpsimdError, KernelTimeoutError, WorkerCrashError } from "../errors.js";
 import { showCoreOutput, copyReturned, checkCoverage, describeGaps, writeLog, type Library, type Operator, type CoreReport, type Traced } from "../library.js";
@@ -175,7 +175,8 @@ export class Pool {
     const cores = lib.cores;
     this.ensureThreads(Math.max(1, workers)); // at least one, to watch the deadline while the main thread runs cores
     const heap = lib.manifest.heapBytes || DEFAULT_HEAP_BYTES;
-    const contexts = Array.from({ length: cores }, (_, k) => coreRegion(k, heap).ctx); // may grow device memory
+    const printfBytes = printfQueueBytes(); // the environment is read once per launch, not per core
+    const contexts = Array.from({ length: cores }, (_, k) => coreRegion(k, heap, printfBytes).ctx); // may grow device memory
     const words = new Int32Array(hbm().memory.buffer);
     contexts.forEach((ctx, k) => {
       Atomics.store(this.control, C_CONTEXTS + k, ctx);

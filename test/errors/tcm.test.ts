@@ -155,9 +155,9 @@ describe("TCM blocks", () => {
   });
 
   it("a store past the end of a block left allocated is caught when the kernel returns", () => {
-    // The first block (64 bytes) and its 16 guard bytes fill TCM+0x0..0x4f: the second starts at TCM+0x50.
+    // The first block (64 bytes) and its 16 guard bytes fill TCM+0x0..0x4f; blocks start on 64-byte granules: the second at TCM+0x80.
     const out = captureOutput(() => expectFailureKeepsInputs([x], () => ops[BLOCKS].overrun_and_leak(x), TcmGuardError, "E_TCM_GUARD", [
-      at("overrun_and_leak"), "the TCM block at TCM+0x50", "the first at byte 32 of the block, which has 24 bytes (allowed: bytes 0 to 23)",
+      at("overrun_and_leak"), "the TCM block at TCM+0x80", "the first at byte 32 of the block, which has 24 bytes (allowed: bytes 0 to 23)",
     ]));
     expect(out.warnings).toEqual([]);
   });
