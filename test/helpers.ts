@@ -126,3 +126,17 @@ export function expectNegateWorks(negate: OpFunction): void {
 export function values(t: Tensor): number[] {
   return Array.from(t.data() as Float32Array);
 }
+
+/** A tensor's elements as float32. */
+export const floats = (t: Tensor) => t.data() as Float32Array;
+
+/** Load options for the shipped libraries in tests: a TCM block left allocated at kernel exit fails the call (instead of a warning), so every kernel must free its buffers. */
+export const STRICT = { leak_is_error: true };
+
+/** The first element whose float32 bits differ, described; null when all agree. */
+export function bitDifference(got: Float32Array, want: Float32Array): string | null {
+  if (got.length !== want.length) return `length ${got.length}, expected ${want.length}`;
+  const a = new Uint32Array(got.buffer, got.byteOffset, got.length), b = new Uint32Array(want.buffer, want.byteOffset, want.length);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return `element ${i}: got ${got[i]}, expected ${want[i]}`;
+  return null;
+}

@@ -24,23 +24,6 @@ export function giouNaive(pred: Float32Array, target: Float32Array): Float32Arra
   return sub(iou, div(sub(enclose, union), enclose));
 }
 
-/** One loop, one box pair per iteration, no temporaries. */
-export function giouFused(pred: Float32Array, target: Float32Array): Float32Array {
-  const out = new Float32Array(pred.length / 4);
-  for (let i = 0, j = 0; i < out.length; i++, j += 4) {
-    const px1 = pred[j], py1 = pred[j + 1], px2 = pred[j + 2], py2 = pred[j + 3];
-    const tx1 = target[j], ty1 = target[j + 1], tx2 = target[j + 2], ty2 = target[j + 3];
-    const area1 = (px2 - px1) * (py2 - py1);
-    const area2 = (tx2 - tx1) * (ty2 - ty1);
-    const inter = Math.max(Math.min(px2, tx2) - Math.max(px1, tx1), 0) * Math.max(Math.min(py2, ty2) - Math.max(py1, ty1), 0);
-    const union = area1 + area2 - inter;
-    const iou = inter / Math.max(union, EPSILON);
-    const enclose = Math.max(Math.max(Math.max(px2, tx2) - Math.min(px1, tx1), 0) * Math.max(Math.max(py2, ty2) - Math.min(py1, ty1), 0), EPSILON);
-    out[i] = iou - (enclose - union) / enclose;
-  }
-  return out;
-}
-
 /** torch_giou in TensorFlow.js on [N, B, 4] tensors, result read back with dataSync. */
 export function giouTfjs(t: typeof tf, pred: tf.Tensor3D, target: tf.Tensor3D): Float32Array {
   return readResult(t, () => {

@@ -9,9 +9,9 @@ export function giou(pred: Float32Array, target: Float32Array, n: number, b: num
     throw new Error(`giou: pred has ${pred.length} and target ${target.length} values; [${n}, ${b}, 4] needs ${n * b * 4}`);
   }
   const out = new Float32Array(n * b);
-  for (let i = 0; i < n * b; i++) {
-    const [px1, py1, px2, py2] = pred.subarray(4 * i, 4 * i + 4);
-    const [tx1, ty1, tx2, ty2] = target.subarray(4 * i, 4 * i + 4);
+  for (let i = 0, j = 0; i < n * b; i++, j += 4) {
+    const px1 = pred[j], py1 = pred[j + 1], px2 = pred[j + 2], py2 = pred[j + 3];
+    const tx1 = target[j], ty1 = target[j + 1], tx2 = target[j + 2], ty2 = target[j + 3];
     const area1 = (px2 - px1) * (py2 - py1);
     const area2 = (tx2 - tx1) * (ty2 - ty1);
     const inter = Math.max(Math.min(px2, tx2) - Math.max(px1, tx1), 0) * Math.max(Math.min(py2, ty2) - Math.max(py1, ty1), 0);

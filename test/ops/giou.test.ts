@@ -4,20 +4,10 @@
 import { describe, it, expect, afterAll } from "vitest";
 import { ops, tensor, shutdown, type Tensor } from "gpsimd";
 import { loadOp } from "../../ops/index.js";
+import { floats, STRICT, bitDifference } from "../helpers.js";
 import { giou } from "../../ops/giou/reference.js";
 import { w1Boxes, W1_BATCH, W1_BOXES } from "../../ops/giou/boxes.js";
 
-const floats = (t: Tensor) => t.data() as Float32Array;
-/** A TCM block left allocated at kernel exit fails the call (instead of a warning): every kernel frees its buffers. */
-const STRICT = { leak_is_error: true };
-
-/** The first element whose float32 bits differ, described; null when all agree. */
-function bitDifference(got: Float32Array, want: Float32Array): string | null {
-  if (got.length !== want.length) return `length ${got.length}, expected ${want.length}`;
-  const a = new Uint32Array(got.buffer, got.byteOffset, got.length), b = new Uint32Array(want.buffer, want.byteOffset, want.length);
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return `element ${i}: got ${got[i]}, expected ${want[i]}`;
-  return null;
-}
 
 /**
  * Tolerance against the float64 reference: 1e-5, relative to the scale of the two terms GIOU subtracts

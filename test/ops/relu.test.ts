@@ -2,21 +2,11 @@
 // against the plain-TypeScript reference, forward and backward. ReLU is
 // exact, so results must match bit for bit.
 import { describe, it, expect, afterAll } from "vitest";
-import { ops, randn, shutdown, type Tensor } from "gpsimd";
+import { ops, randn, shutdown } from "gpsimd";
 import { loadOp } from "../../ops/index.js";
+import { floats, STRICT, bitDifference } from "../helpers.js";
 import { reluForward, reluBackward } from "../../ops/relu/reference.js";
 
-const floats = (t: Tensor) => t.data() as Float32Array;
-/** A TCM block left allocated at kernel exit fails the call (instead of a warning): every kernel frees its buffers. */
-const STRICT = { leak_is_error: true };
-
-/** The first element whose float32 bits differ, described; null when all agree. */
-function bitDifference(got: Float32Array, want: Float32Array): string | null {
-  if (got.length !== want.length) return `length ${got.length}, expected ${want.length}`;
-  const a = new Uint32Array(got.buffer, got.byteOffset, got.length), b = new Uint32Array(want.buffer, want.byteOffset, want.length);
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return `element ${i}: got ${got[i]}, expected ${want[i]}`;
-  return null;
-}
 
 const elementwise = loadOp("relu_elementwise", STRICT);
 const tcm = loadOp("relu_tcm", STRICT);
