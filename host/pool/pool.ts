@@ -9,20 +9,19 @@ import { Worker, MessageChannel, type MessagePort } from "node:worker_threads";
 import { hbm } from "../hbm.js";
 import { coreRegion, printfQueueBytes, DEFAULT_HEAP_BYTES } from "../core-regions.js";
 import { prepareCore } from "../descriptors.js";
-import { errorFromData, GpsimdError, KernelTimeoutError, WorkerCrashError } from "../errors.js";
-import { showCoreOutput, copyReturned, checkCoverage, describeGaps, writeLog, type Library, type Operator, type CoreReport, type Traced } from "../library.js";
-import { readRing } from "../kernel-instance.js";
-import { coreTrace, readCounters, TRACE_CORE_BYTES, type CoreTrace } from "../trace.js";
-import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../cross-core.js";
-import { CTX_DESC, DESC_BYTES, CTX_STOP, CTX_LAUNCH, FLAG_LOG_WRITES, FLAG_TRACE } from "../layout.js";
+import { KernelTimeoutError, WorkerCrashError } from "../errors.js";
+import type { Library, Operator, Traced } from "../library.js";
+import { TRACE_CORE_BYTES } from "../trace.js";
+import { CTX_DESC, DESC_BYTES, CTX_STOP, CTX_LAUNCH, FLAG_TRACE } from "../layout.js";
 import type { CheckedArguments } from "../arguments.js";
 import type { Tensor } from "../tensor.js";
 import { Executor, stopCores } from "./executor.js";
+import { finishLaunch } from "./outcome.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
   C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, MAX_CORES,
-  STATUS_PENDING, STATUS_RUNNING, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, F64_DEADLINE, C_RUNNERS, C_ASYNC, claimWord, epochNow,
-  type CoreReportData, type WorkerMessage, type WorkerInit, type CompletionMessage,
+  STATUS_PENDING, STATUS_RUNNING, MAILBOX_BYTES, F64_DEADLINE, C_RUNNERS, C_ASYNC, claimWord, epochNow,
+  type WorkerMessage, type WorkerInit, type CompletionMessage,
 } from "./protocol.js";
 
 /** One multicore call. */
@@ -276,75 +275,19 @@ export class Pool {
     if (launch && launch.seq === seq && launch.settle && Atomics.load(this.control, C_COMPLETE) === seq) this.collect(launch);
   }
 
-  /** Reads every core's outcome, runs the cross-core checks, shows output, and settles the launch. */
+  /** Reads every core's outcome (outcome.ts) and settles the launch. */
   private collect(launch: InFlight): void {
     if (launch.collected) return;
     launch.collected = true;
     if (this.inFlight === launch) this.inFlight = null;
     let failure: unknown = null;
     try {
-      this.check(launch.request);
+      finishLaunch(launch.request, this.control, this.mailboxes, this.traceArea);
     } catch (e) {
       failure = e;
     }
     if (launch.settle) launch.settle(failure);
     else if (failure) throw failure;
-  }
-
-  private check(request: LaunchRequest): void {
-    const { library: lib, op } = request;
-    const view = new DataView(hbm().memory.buffer);
-    const errors: GpsimdError[] = [];
-    const reports: CoreReport[] = [];
-    const writes: CoreWrites[] = [];
-    let writesLost = false;
-    let returned = 0; // a single-core kernel's own result tensor, to copy into the output
-    for (let k = 0; k < lib.cores; k++) {
-      const status = Atomics.load(this.control, C_STATUS + k);
-      const ctx = Atomics.load(this.control, C_CONTEXTS + k) >>> 0;
-      const data: CoreReportData & { writesLost?: boolean } = status === STATUS_REPORT || status === STATUS_ERROR ? readMailbox(this.mailboxes, k) : { warnings: [], writes: [], dropped: 0 };
-      if (data.error) errors.push(errorFromData(data.error));
-      if (data.returned) returned = data.returned;
-      writesLost ||= !!data.writesLost;
-      reports.push({ core: k, ctx, warnings: data.warnings, dropped: data.dropped });
-      writes.push({ core: k, intervals: [...data.writes, ...writeLog(view, ctx)] });
-    }
-    showCoreOutput(op.qualifiedName, reports);
-    const checkWrites = (request.flags & FLAG_LOG_WRITES) !== 0 && !writesLost;
-    const stopped = errors.filter((e) => e.code === "E_STOPPED").map((e) => e.core!);
-    const unstarted = errors.filter((e) => e.code === "E_NOT_STARTED").map((e) => e.core!);
-    if (stopped.length || unstarted.length) {
-      const ms = lib.options.timeout_ms;
-      const cores = (list: number[]) => `core${list.length === 1 ? "" : "s"} ${list.join(", ")}`;
-      throw new KernelTimeoutError("E_TIMEOUT", `${op.qualifiedName}: still running after ${ms} ms on ${cores(stopped)}; stopped at a loop iteration${unstarted.length ? ` (${cores(unstarted)} not started)` : ""} (raise timeout_ms if the kernel is just slow)`, { op: op.qualifiedName, core: stopped[0], details: { running: stopped, notStarted: unstarted, timeout_ms: ms } });
-    }
-    if (errors.length) {
-      const first = errors[0];
-      const notes: string[] = errors.slice(1).map((e) => `also: ${e.message}`);
-      if (checkWrites && lib.multicore) {
-        const f = checkCrossCore(writes, request.output.numel());
-        if (f.overlaps.length || f.unwritten) notes.push(`cross-core check of what the cores wrote before the failure: ${describeFindings(f)}`);
-      }
-      if (notes.length) throw new (first.constructor as new (c: string, m: string, x: object) => GpsimdError)(first.code, `${first.message}\n${notes.join("\n")}`, { op: first.op, core: first.core, details: { ...first.details, failedCores: errors.map((e) => e.core) } });
-      throw first;
-    }
-    let returnedBytes = 0;
-    if (returned) returnedBytes = copyReturned(op, returned, request.output);
-    else if (checkWrites) checkCoverage(op, writes, request.output, lib.multicore);
-    if (request.flags & FLAG_TRACE) request.traced = { cores: this.coreTraces(lib.cores, writes, returned ? request.output.numel() : 0), returnedBytes };
-  }
-
-  /** Each core's timeline and counters of the launch just completed. */
-  private coreTraces(cores: number, writes: CoreWrites[], returnedElements: number): CoreTrace[] {
-    const view = new DataView(hbm().memory.buffer);
-    const f64 = new Float64Array(hbm().memory.buffer);
-    return Array.from({ length: cores }, (_, k) => {
-      const ctx = Atomics.load(this.control, C_CONTEXTS + k) >>> 0;
-      return coreTrace(f64, (this.traceArea + k * TRACE_CORE_BYTES) / 8, {
-        core: k, counters: readCounters(view, ctx),
-        writes: returnedElements ? (k === 0 ? [0, returnedElements] : []) : writes[k].intervals, printf: readRing(hbm().memory, ctx).text,
-      });
-    });
   }
 
   /** A launch's cores did not stop when asked: the threads are rebuilt (nothing else stops them). */
@@ -415,18 +358,6 @@ function libraryMessage(library: Library, id: number): WorkerMessage {
     sourceMap: library.placed.sourceMap, offsetMap: library.placed.offsetMap, code: library.placed.code,
     staticBase: library.placed.staticBase, staticBytes: library.placed.staticBytes,
   };
-}
-
-function readMailbox(buffer: SharedArrayBuffer, core: number): CoreReportData & { writesLost?: boolean } {
-  const at = core * MAILBOX_BYTES;
-  const length = new DataView(buffer).getUint32(at, true);
-  return JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, at + 4, length).slice()));
-}
-
-function describeFindings(f: CrossCoreFindings): string {
-  const parts = f.overlaps.map((o) => `cores ${o.cores[0]} and ${o.cores[1]} both wrote [${o.start}, ${o.end})`);
-  if (f.unwritten) parts.push(describeGaps(f, true));
-  return parts.join("; ");
 }
 
 let pool: Pool | null = null;

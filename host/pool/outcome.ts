@@ -1,0 +1,82 @@
+// What a completed launch left behind, turned into the operator's result or
+// its error: each core's status and report (mailbox), its write log (for the
+// cross-core checks), its printf ring and warnings, and, when traced, its
+// timeline.
+import { hbm } from "../hbm.js";
+import { errorFromData, GpsimdError, KernelTimeoutError } from "../errors.js";
+import { showCoreOutput, copyReturned, checkCoverage, describeGaps, writeLog, type CoreReport } from "../library.js";
+import { readRing } from "../kernel-instance.js";
+import { coreTrace, readCounters, TRACE_CORE_BYTES, type CoreTrace } from "../trace.js";
+import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../cross-core.js";
+import { FLAG_LOG_WRITES, FLAG_TRACE } from "../layout.js";
+import { C_STATUS, C_CONTEXTS, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, type CoreReportData } from "./protocol.js";
+import type { LaunchRequest } from "./pool.js";
+
+/** Reads every core's outcome, runs the cross-core checks and shows output; throws the launch's error, if any. */
+export function finishLaunch(request: LaunchRequest, control: Int32Array, mailboxes: SharedArrayBuffer, traceArea: number): void {
+  const { library: lib, op } = request;
+  const view = new DataView(hbm().memory.buffer);
+  const errors: GpsimdError[] = [];
+  const reports: CoreReport[] = [];
+  const writes: CoreWrites[] = [];
+  let writesLost = false;
+  let returned = 0; // a single-core kernel's own result tensor, to copy into the output
+  for (let k = 0; k < lib.cores; k++) {
+    const status = Atomics.load(control, C_STATUS + k);
+    const ctx = Atomics.load(control, C_CONTEXTS + k) >>> 0;
+    const data: CoreReportData & { writesLost?: boolean } = status === STATUS_REPORT || status === STATUS_ERROR ? readMailbox(mailboxes, k) : { warnings: [], writes: [], dropped: 0 };
+    if (data.error) errors.push(errorFromData(data.error));
+    if (data.returned) returned = data.returned;
+    writesLost ||= !!data.writesLost;
+    reports.push({ core: k, ctx, warnings: data.warnings, dropped: data.dropped });
+    writes.push({ core: k, intervals: [...data.writes, ...writeLog(view, ctx)] });
+  }
+  showCoreOutput(op.qualifiedName, reports);
+  const checkWrites = (request.flags & FLAG_LOG_WRITES) !== 0 && !writesLost;
+  const stopped = errors.filter((e) => e.code === "E_STOPPED").map((e) => e.core!);
+  const unstarted = errors.filter((e) => e.code === "E_NOT_STARTED").map((e) => e.core!);
+  if (stopped.length || unstarted.length) {
+    const ms = lib.options.timeout_ms;
+    const cores = (list: number[]) => `core${list.length === 1 ? "" : "s"} ${list.join(", ")}`;
+    throw new KernelTimeoutError("E_TIMEOUT", `${op.qualifiedName}: still running after ${ms} ms on ${cores(stopped)}; stopped at a loop iteration${unstarted.length ? ` (${cores(unstarted)} not started)` : ""} (raise timeout_ms if the kernel is just slow)`, { op: op.qualifiedName, core: stopped[0], details: { running: stopped, notStarted: unstarted, timeout_ms: ms } });
+  }
+  if (errors.length) {
+    const first = errors[0];
+    const notes: string[] = errors.slice(1).map((e) => `also: ${e.message}`);
+    if (checkWrites && lib.multicore) {
+      const f = checkCrossCore(writes, request.output.numel());
+      if (f.overlaps.length || f.unwritten) notes.push(`cross-core check of what the cores wrote before the failure: ${describeFindings(f)}`);
+    }
+    if (notes.length) throw new (first.constructor as new (c: string, m: string, x: object) => GpsimdError)(first.code, `${first.message}\n${notes.join("\n")}`, { op: first.op, core: first.core, details: { ...first.details, failedCores: errors.map((e) => e.core) } });
+    throw first;
+  }
+  let returnedBytes = 0;
+  if (returned) returnedBytes = copyReturned(op, returned, request.output);
+  else if (checkWrites) checkCoverage(op, writes, request.output, lib.multicore);
+  if (request.flags & FLAG_TRACE) request.traced = { cores: coreTraces(control, traceArea, lib.cores, writes, returned ? request.output.numel() : 0), returnedBytes };
+}
+
+/** Each core's timeline and counters of the launch just completed. */
+function coreTraces(control: Int32Array, traceArea: number, cores: number, writes: CoreWrites[], returnedElements: number): CoreTrace[] {
+  const view = new DataView(hbm().memory.buffer);
+  const f64 = new Float64Array(hbm().memory.buffer);
+  return Array.from({ length: cores }, (_, k) => {
+    const ctx = Atomics.load(control, C_CONTEXTS + k) >>> 0;
+    return coreTrace(f64, (traceArea + k * TRACE_CORE_BYTES) / 8, {
+      core: k, counters: readCounters(view, ctx),
+      writes: returnedElements ? (k === 0 ? [0, returnedElements] : []) : writes[k].intervals, printf: readRing(hbm().memory, ctx).text,
+    });
+  });
+}
+
+function readMailbox(buffer: SharedArrayBuffer, core: number): CoreReportData & { writesLost?: boolean } {
+  const at = core * MAILBOX_BYTES;
+  const length = new DataView(buffer).getUint32(at, true);
+  return JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, at + 4, length).slice()));
+}
+
+function describeFindings(f: CrossCoreFindings): string {
+  const parts = f.overlaps.map((o) => `cores ${o.cores[0]} and ${o.cores[1]} both wrote [${o.start}, ${o.end})`);
+  if (f.unwritten) parts.push(describeGaps(f, true));
+  return parts.join("; ");
+}
