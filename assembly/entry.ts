@@ -11,6 +11,7 @@ import { E_TCM_LEAK, E_STREAM_NOT_CLOSED } from "./errors";
 import { CTX, FLAGS, set_core, checks_on, fail, warn, slot_of } from "./core";
 import { check_guard, reset_tcm_serial, reset_copy_counters, flush_copy_counters, forget_cached_block } from "./tcm";
 import { pending_writes } from "./stream";
+import { reset_access_counters, flush_access_counters } from "./accessor";
 
 /** Prepares the core whose context block is at ctx for a launch: empty TCM, heap, streams, logs and printf ring. */
 export function __gpsimd_enter(ctx: usize): void {
@@ -27,6 +28,7 @@ export function __gpsimd_enter(ctx: usize): void {
   memory.fill(ctx + CTX_TCM_CLEAN, 0, TCM_ARENA_BYTES / TCM_GRANULE / 8);
   reset_tcm_serial();
   reset_copy_counters();
+  reset_access_counters();
   forget_cached_block();
   __gpsimd_heap_reset(<usize>load<u32>(ctx, CTX_HEAP_BASE), <usize>load<u32>(ctx, CTX_HEAP_END));
 }
@@ -46,6 +48,7 @@ export function __gpsimd_enter_from(ctx: usize, template: usize, core: i32): voi
 export function __gpsimd_exit(): i32 {
   store<u32>(CTX, <u32>__gpsimd_heap_peak(), CTX_HEAP_PEAK);
   flush_copy_counters();
+  flush_access_counters();
   if (!checks_on()) return 0;
   const nstreams = load<i32>(CTX, CTX_NSTREAMS);
   for (let i = 0; i < nstreams; i++) {
