@@ -1,7 +1,7 @@
 // Each emulated core's private memory, carved out of device memory: its
 // context block (state the kernel library keeps), its 16 KB TCM pool (in a
 // larger arena, for guard bytes), its printf ring and its kernel heap.
-import { hbm } from "./hbm.js";
+import { hbm, PAGE_BYTES } from "./hbm.js";
 import { OptionError } from "./errors.js";
 import { CTX_HEADER_BYTES, CTX_HEAP_BASE, CTX_HEAP_END, CTX_TCM_BASE, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, TCM_ARENA_BYTES } from "./layout.js";
 
@@ -33,6 +33,13 @@ export interface CoreRegion {
   printfBytes: number;
 }
 
+/**
+ * Where the TCM arena starts in a core's region: half a page past a page boundary. Tensors of 64 KB
+ * or more start on pages (hbm.ts), so copies between them and TCM are 2 KB apart modulo 4 KB, away
+ * from 4K-aliasing stalls.
+ */
+const TCM_OFFSET = Math.ceil(CTX_HEADER_BYTES / PAGE_BYTES) * PAGE_BYTES + PAGE_BYTES / 2;
+
 /** Core id of the region the main thread uses to run single-core kernels itself. */
 export const HOST_CORE = -1;
 
@@ -43,13 +50,13 @@ export function coreRegion(id: number, heapBytes: number, printfBytes = printfQu
   const have = regions.get(id);
   if (have && have.heapBytes >= heapBytes && have.printfBytes === printfBytes) return have;
   if (have) hbm().release(have.block);
-  const bytes = CTX_HEADER_BYTES + TCM_ARENA_BYTES + printfBytes + heapBytes;
-  const block = hbm().alloc(bytes, `core ${id} region`);
+  const bytes = TCM_OFFSET + TCM_ARENA_BYTES + printfBytes + heapBytes;
+  const block = hbm().alloc(bytes, `core ${id} region`); // page-aligned: it is larger than PAGE_ALIGNED_FROM
   const ctx = block;
-  const tcm = ctx + CTX_HEADER_BYTES;
+  const tcm = ctx + TCM_OFFSET;
   const ring = tcm + TCM_ARENA_BYTES;
   const heap = ring + printfBytes;
-  new Uint8Array(hbm().memory.buffer, ctx, CTX_HEADER_BYTES + TCM_ARENA_BYTES).fill(0);
+  new Uint8Array(hbm().memory.buffer, ctx, TCM_OFFSET + TCM_ARENA_BYTES).fill(0);
   const view = new DataView(hbm().memory.buffer);
   view.setUint32(ctx + CTX_TCM_BASE, tcm, true);
   view.setUint32(ctx + CTX_PRINTF_BASE, ring, true);

@@ -11,6 +11,14 @@ const MAX_PAGES = 65536; // 4 GiB, the wasm32 limit
 const NULL_PAGE = PAGE;
 /** Alignment of every block: a cache line, and enough for v128. */
 export const HBM_ALIGN = 64;
+/**
+ * Blocks of this size or more start on a 4 KB page. Where a tensor lies modulo 4 KB decides how fast
+ * kernels copy it into TCM: with source and destination close modulo 4 KB, loads stall on earlier
+ * stores to the "same" address (4K aliasing; W1's TCM GIOU measured 0.57 to 1.75 ms by placement
+ * alone). Pages here, and TCM arenas at 2 KB past a page (core-regions.ts), keep them apart.
+ */
+export const PAGE_ALIGNED_FROM = 65536;
+export const PAGE_BYTES = 4096;
 
 interface FreeBlock { addr: number; size: number; }
 
@@ -31,8 +39,9 @@ export class DeviceMemory {
   alloc(size: number, what = "tensor"): number {
     if (!Number.isInteger(size) || size < 0) throw new DeviceMemoryError("E_HBM_SIZE", `cannot allocate ${size} bytes for a ${what}`);
     const bytes = Math.max(HBM_ALIGN, Math.ceil(size / HBM_ALIGN) * HBM_ALIGN);
-    let addr = this.takeFree(bytes);
-    if (addr < 0) addr = this.bump(bytes, what);
+    const align = bytes >= PAGE_ALIGNED_FROM ? PAGE_BYTES : HBM_ALIGN;
+    let addr = this.takeFree(bytes, align);
+    if (addr < 0) addr = this.bump(bytes, align, what);
     this.live.set(addr, bytes);
     this.used += bytes;
     return addr;
@@ -57,25 +66,35 @@ export class DeviceMemory {
   /** A byte view of the whole memory as it is now (re-derive after any allocation). */
   bytes(): Uint8Array { return new Uint8Array(this.memory.buffer); }
 
-  private takeFree(bytes: number): number {
+  /** Best fit among the free blocks that can hold `bytes` at an `align`-aligned address; -1 if none. */
+  private takeFree(bytes: number, align: number): number {
     let best = -1;
+    let bestSize = Infinity;
     for (let i = 0; i < this.free.length; i++) {
       const b = this.free[i];
-      if (b.size >= bytes && (best < 0 || b.size < this.free[best].size)) {
+      const start = alignUp(b.addr, align);
+      if (start + bytes <= b.addr + b.size && b.size < bestSize) {
         best = i;
+        bestSize = b.size;
         if (b.size === bytes) break;
       }
     }
     if (best < 0) return -1;
     const block = this.free[best];
-    const addr = block.addr;
-    if (block.size === bytes) this.free.splice(best, 1);
-    else { block.addr += bytes; block.size -= bytes; }
+    const addr = alignUp(block.addr, align);
+    const before = addr - block.addr;
+    const after = block.addr + block.size - (addr + bytes);
+    // Whatever the block had before and after the allocation stays free.
+    const rest: FreeBlock[] = [];
+    if (before > 0) rest.push({ addr: block.addr, size: before });
+    if (after > 0) rest.push({ addr: addr + bytes, size: after });
+    this.free.splice(best, 1, ...rest);
     return addr;
   }
 
-  private bump(bytes: number, what: string): number {
-    const addr = this.top;
+  private bump(bytes: number, align: number, what: string): number {
+    const addr = alignUp(this.top, align);
+    if (addr > this.top) this.insertFree(this.top, addr - this.top); // the gap stays usable
     const end = addr + bytes;
     if (end > MAX_PAGES * PAGE) {
       throw new DeviceMemoryError("E_HBM_FULL", `device memory is full: a ${what} of ${bytes} bytes does not fit (${this.used} bytes in ${this.live.size} blocks in use, 4 GiB at most); dispose() tensors you no longer need`);
@@ -108,6 +127,10 @@ export class DeviceMemory {
     const last = this.free[this.free.length - 1];
     if (last && last.addr + last.size === this.top) { this.top = last.addr; this.free.pop(); }
   }
+}
+
+function alignUp(n: number, align: number): number {
+  return Math.ceil(n / align) * align;
 }
 
 let device: DeviceMemory | null = null;
