@@ -16,6 +16,7 @@ import { BuildError, RegistryError, LibraryFormatError, OptionError } from "./er
 import { DEFAULT_HEAP_BYTES } from "./core-regions.js";
 import { corePool } from "./pool/pool.js";
 import { buildSync } from "./compile-service.js";
+import { writeTypings } from "./typings.js";
 import { cflagConstants } from "../build/cflags.js";
 import { inputsHash, readSources } from "../build/hash.js";
 import { ASSEMBLY_DIR } from "../build/paths.js";
@@ -88,7 +89,9 @@ function load(options: LoadOptions): Library {
     log(`built ${file} in ${answer.millis.toFixed(0)} ms`);
     parts = decodeLibrary(readFileSync(file), file);
   }
-  return instantiate(parts, file, options);
+  const library = instantiate(parts, file, options);
+  writeTypings(library);
+  return library;
 }
 
 /** Loads a library built earlier (possibly by another process). */

@@ -11,7 +11,8 @@ export interface OpFunction<A extends unknown[] = unknown[]> {
 }
 
 /** The operators of one library. */
-export type OpNamespace = Record<string, OpFunction>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type OpNamespace = Record<string, OpFunction<any[]>>;
 
 /** All loaded libraries. Augment it for typed operators (custom_op.load writes lib<name>.d.ts that does). */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
