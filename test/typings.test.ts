@@ -2,7 +2,7 @@
 // type-checked against the kernel's parameters.
 import { it, expect, afterAll } from "vitest";
 import path from "node:path";
-import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { custom_op, type Library } from "gpsimd";
@@ -36,6 +36,7 @@ it("declares each operator with the kernel's parameter types", () => {
     target: ts.ScriptTarget.ES2022, types: [],
   });
   const errors = ts.getPreEmitDiagnostics(program).filter((d) => d.file?.fileName === use);
+  rmSync(work, { recursive: true, force: true });
   const lines = errors.map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line + 1).sort();
   expect(lines).toEqual([3, 4]);
 });
