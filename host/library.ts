@@ -35,6 +35,8 @@ export interface Operator {
   readonly qualifiedName: string;
   readonly definition: OpDefinition;
   readonly kernel: KernelSignature;
+  /** Position among the library's operators (how launches name it to the core threads). */
+  readonly index: number;
 }
 
 /** The kernel module, relocated into device memory; shared by every thread that runs it. */
@@ -87,7 +89,7 @@ export class Library {
     this.settings = settings;
     for (const d of definitions) {
       const kernel = manifest.kernels.find((k) => k.name === d.kernel)!;
-      this.ops.set(d.op, { qualifiedName: `${namespace}::${d.op}`, definition: d, kernel });
+      this.ops.set(d.op, { qualifiedName: `${namespace}::${d.op}`, definition: d, kernel, index: this.ops.size });
     }
   }
 

@@ -11,7 +11,7 @@ import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, CTX_STOP, FL
 import { TraceWriter, TRACE_CORE_BYTES } from "../trace.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_ASYNC, C_LIBRARY, C_OP, C_TEMPLATE, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE,
-  C_STOPPING, C_RUNNERS, F64_DEADLINE, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord, epochNow,
+  C_STOPPING, F64_DEADLINE, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord, epochNow,
   type WorkerMessage, type WorkerOp, type CoreReportData,
 } from "./protocol.js";
 
@@ -117,7 +117,6 @@ export class Executor {
   private runCore(seq: number, core: number): void {
     const control = this.control;
     Atomics.store(control, C_STATUS + core, STATUS_RUNNING);
-    Atomics.store(control, C_RUNNERS + core, this.index);
     let status = STATUS_OK;
     const lib = this.libraries.get(Atomics.load(control, C_LIBRARY));
     const op = lib?.ops[Atomics.load(control, C_OP)];

@@ -20,7 +20,7 @@ import { finishLaunch } from "./outcome.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
   C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, MAX_CORES,
-  STATUS_PENDING, STATUS_RUNNING, MAILBOX_BYTES, F64_DEADLINE, C_RUNNERS, C_ASYNC, claimWord, epochNow,
+  STATUS_PENDING, STATUS_RUNNING, MAILBOX_BYTES, F64_DEADLINE, C_ASYNC, claimWord, epochNow,
   type WorkerMessage, type WorkerInit, type CompletionMessage,
 } from "./protocol.js";
 
@@ -193,7 +193,7 @@ export class Pool {
     });
     const c = this.control;
     c[C_LIBRARY] = this.libraryIds.get(lib)!;
-    c[C_OP] = [...lib.ops.values()].indexOf(request.op);
+    c[C_OP] = request.op.index;
     c[C_NCORES] = cores;
     c[C_THREADS] = workers;
     c[C_TEMPLATE] = this.template;
@@ -315,11 +315,6 @@ export class Pool {
     }
   }
 
-  /** Which thread ran each core of the last launch (worker index, -1 the main thread). */
-  lastRunners(cores: number): number[] {
-    return Array.from({ length: cores }, (_, k) => Atomics.load(this.control, C_RUNNERS + k));
-  }
-
   /** Terminates one worker as if it had crashed (fault-injection tests). */
   killThreadForTest(index: number): void {
     void this.workers[index]?.terminate();
@@ -354,7 +349,7 @@ export class Pool {
 function libraryMessage(library: Library, id: number): WorkerMessage {
   return {
     type: "library", id, module: library.placed.module,
-    ops: [...library.ops.values()].map((o) => ({ name: o.qualifiedName, kernel: o.kernel })),
+    ops: [...library.ops.values()].map((o) => ({ name: o.qualifiedName, kernel: o.kernel })), // in Operator.index order
     sourceMap: library.placed.sourceMap, offsetMap: library.placed.offsetMap, code: library.placed.code,
     staticBase: library.placed.staticBase, staticBytes: library.placed.staticBytes,
   };

@@ -37,10 +37,8 @@ export const C_STATUS = 16;
 export const MAX_CORES = 64;
 /** Context block address of each logical core, after the status words. */
 export const C_CONTEXTS = C_STATUS + MAX_CORES;
-/** Which thread ran each core of the last launch (worker index, -1 the main thread). */
-export const C_RUNNERS = C_CONTEXTS + MAX_CORES;
-/** Scalar arguments: Float64 slots after the runners (BigInt64 view of the same bytes for int64). */
-export const C_SCALARS_BYTE_OFFSET = (C_RUNNERS + MAX_CORES) * 4;
+/** Scalar arguments: Float64 slots after the context addresses (BigInt64 view of the same bytes for int64). */
+export const C_SCALARS_BYTE_OFFSET = (C_CONTEXTS + MAX_CORES) * 4;
 export const MAX_SCALARS = 16;
 /** Float64 slot (after the scalars) with the launch's deadline, in ms since the Unix epoch (comparable across threads). */
 export const F64_DEADLINE = MAX_SCALARS;
