@@ -83,7 +83,7 @@ export class Library {
     readonly cores: number,
     /** Worker threads that run this library's cores. */
     readonly threads: number,
-    /** The core threads (started on first use): multicore calls, and async calls of any library. */
+    /** The core threads (started when a multicore library loads, or at the first async call): multicore calls, and async calls of any library. */
     private readonly pool: () => Pool,
   ) {
     this.settings = settings;
@@ -163,7 +163,7 @@ export class Library {
     }
   }
 
-  /** Whether the core threads have this library (they get it at its first launch there). */
+  /** Whether the core threads have this library (a multicore library gets them when it loads; any other at its first async call). */
   pooled = false;
 
   /** Calls operator `name` without blocking the event loop; the kernel runs on worker threads. */

@@ -48,6 +48,18 @@ describe("cores and threads", () => {
     results.forEach((r) => r.forEach((data, i) => expect(data).toEqual(expectedCoreIds(sizes[i], 8))));
   });
 
+  it("starts its worker threads when the library loads, not at its first call", async () => {
+    await shutdown();
+    expect(corePool().threadCount).toBe(0);
+    const lib = load({ threads: 3 });
+    try {
+      expect(corePool().threadCount).toBe(2); // the calling thread runs cores beside threads - 1 workers
+      expect(ops.mc_fixtures.core_ids(randn([9])).data()).toEqual(expectedCoreIds(9, 8));
+    } finally {
+      lib.unload();
+    }
+  });
+
   it("runs any number of logical cores (cores option)", () => {
     const lib = load({ cores: 3 });
     try {

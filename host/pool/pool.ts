@@ -138,6 +138,15 @@ export class Pool {
     this.broadcast(message);
   }
 
+  /**
+   * Starts the threads a multicore library will use and hands them its module, so that its first
+   * launch does not wait for threads to boot (a worker takes tens of milliseconds to start).
+   */
+  prepare(library: Library): void {
+    this.register(library);
+    this.ensureThreads(Math.max(1, library.threads - 1));
+  }
+
   /** Drops a library from the workers. */
   forget(library: Library): void {
     const id = this.libraryIds.get(library);
