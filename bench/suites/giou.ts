@@ -25,21 +25,34 @@ export const giouSuite: Suite = {
     const pred = scope.keep(tensor(predData, shape)), target = scope.keep(tensor(targetData, shape));
     const tfPred = scope.keep(t.tensor3d(predData, shape)), tfTarget = scope.keep(t.tensor3d(targetData, shape));
     for (const lib of ["giou_elementwise", "giou_tcm", "giou_multicore"] as const) shipped(lib);
+    const reference = giou(predData, targetData, W1_BATCH, W1_BOXES);
+    const tcm = () => ops.giou_tcm.giou(pred, target), multicore = () => ops.giou_multicore.giou(pred, target);
     return [{
       name: "giou",
       title: `W1 GIOU, ${W1_BATCH} x ${W1_BOXES} box pairs`,
-      reference: giou(predData, targetData, W1_BATCH, W1_BOXES),
+      reference,
       tolerance: GIOU_TOLERANCE,
       baseline: "naive-ts",
       elements: W1_BATCH * W1_BOXES,
       variants: [
         { name: "elementwise", run: () => ops.giou_elementwise.giou(pred, target) },
-        { name: "tcm", run: () => ops.giou_tcm.giou(pred, target) },
-        { name: "multicore-tcm", run: () => ops.giou_multicore.giou(pred, target) },
+        { name: "tcm", run: tcm },
+        { name: "multicore-tcm", run: multicore },
         { name: "naive-ts", run: () => giouNaive(predData, targetData) },
         { name: "fused-ts", run: () => giou(predData, targetData, W1_BATCH, W1_BOXES) }, // the reference is one fused loop
         { name: "tfjs-wasm", run: () => giouTfjs(t, tfPred, tfTarget) },
       ],
+    }, {
+      // The same kernel on one core and on 8 logical cores, timed in alternating bursts: the
+      // paired ratio time(tcm) / time(multicore-tcm) is the multicore speed-up on this machine.
+      name: "giou-scaling",
+      title: `W1 GIOU multicore speed-up (one core vs ${W1_BATCH} x ${W1_BOXES} on 8 logical cores)`,
+      reference,
+      tolerance: GIOU_TOLERANCE,
+      baseline: "tcm",
+      elements: W1_BATCH * W1_BOXES,
+      paired: true,
+      variants: [{ name: "tcm", run: tcm }, { name: "multicore-tcm", run: multicore }],
     }];
   },
 };
