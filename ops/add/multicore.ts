@@ -1,5 +1,7 @@
 // tensor_add on all cores through TCM: each core adds its own contiguous part
-// (the last core also takes the remainder) into get_dst_tensor().
+// into get_dst_tensor(), in whole 1024-float chunks spread evenly (the last
+// core's part ends at n), so every copy starts on a 4 KB boundary (see
+// relu/multicore.ts: misaligned parts copy slower).
 import { Tensor, get_dst_tensor, get_cpu_id, get_cpu_count, tcm_malloc, tcm_free, add_f32 } from "gpsimd";
 
 const BUFFER: i64 = 1024;
@@ -8,9 +10,9 @@ export function tensor_add_compute(a: Tensor, b: Tensor): Tensor {
   const n = a.numel();
   const count = <i64>get_cpu_count();
   const id = <i64>get_cpu_id();
-  const base = n / count;
-  const start = base * id;
-  const end = id == count - 1 ? n : start + base;
+  const chunks = (n + BUFFER - 1) / BUFFER;
+  const start = min(chunks * id / count * BUFFER, n);
+  const end = min(chunks * (id + 1) / count * BUFFER, n);
   const t_out = get_dst_tensor();
   const buf_a = tcm_malloc(<usize>BUFFER * sizeof<f32>());
   const buf_b = tcm_malloc(<usize>BUFFER * sizeof<f32>());

@@ -1,18 +1,21 @@
 // ReLU on all cores through TCM (seed: custom-cpp-ops-perf-optimization,
-// neuron-multicore/relu.cpp), with the last partition's offset fixed: every
-// core starts at base * cpu_id, and the last core also takes the remainder.
+// neuron-multicore/relu.cpp), with its remainder bug fixed. The seed gives
+// each core n / count elements; here each core takes whole 1024-float chunks
+// (spread evenly, the last core's part ending at n), so every copy starts on
+// a 4 KB boundary: with n / count parts, cores 1-7 copied misaligned and ran
+// up to 1.4x slower than core 0 (999 x 1001 elements).
 import { Tensor, get_dst_tensor, get_cpu_id, get_cpu_count, tcm_malloc, tcm_free, relu_f32, relu_backward_f32 } from "gpsimd";
 
 const BUFFER: i64 = 1024;
 
-/** [start, end) of this core's part of n elements. */
+/** [start, end) of this core's part of n elements: whole BUFFER chunks, spread evenly (the last core's part ends at n). */
 // @ts-ignore: decorator
 @inline function partition(n: i64): StaticArray<i64> {
   const count = <i64>get_cpu_count();
   const id = <i64>get_cpu_id();
-  const base = n / count;
-  const start = base * id;
-  const end = id == count - 1 ? n : start + base;
+  const chunks = (n + BUFFER - 1) / BUFFER;
+  const start = min(chunks * id / count * BUFFER, n);
+  const end = min(chunks * (id + 1) / count * BUFFER, n);
   return [start, end];
 }
 
