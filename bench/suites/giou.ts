@@ -46,7 +46,7 @@ export const giouSuite: Suite = {
       // The same kernel on one core and on 8 logical cores, timed in alternating bursts: the
       // paired ratio time(tcm) / time(multicore-tcm) is the multicore speed-up on this machine.
       name: "giou-scaling",
-      title: `W1 GIOU multicore speed-up (one core vs ${W1_BATCH} x ${W1_BOXES} on 8 logical cores)`,
+      title: `W1 GIOU, ${W1_BATCH} x ${W1_BOXES} box pairs: the TCM kernel on one core against 8 logical cores`,
       reference,
       tolerance: GIOU_TOLERANCE,
       baseline: "tcm",
