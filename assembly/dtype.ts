@@ -1,4 +1,4 @@
-// Scalar types, numbered as in host/dtype.ts (ScalarType).
+// Scalar types, numbered as in host/device/dtype.ts (ScalarType).
 import { E_DTYPE_MISMATCH } from "./errors";
 import { fail } from "./core";
 

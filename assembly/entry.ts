@@ -70,7 +70,7 @@ export function __gpsimd_exit(): i32 {
   return 0;
 }
 
-/** ABI version and layout numbers, compared with host/layout.ts at load time. */
+/** ABI version and layout numbers, compared with host/device/layout.ts at load time. */
 export function __gpsimd_layout(i: i32): i32 {
   switch (i) {
     case 0: return ABI_VERSION;

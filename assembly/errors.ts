@@ -1,4 +1,4 @@
-// Violation codes reported to the host. host/error-codes.ts holds the same
+// Violation codes reported to the host. host/checks/error-codes.ts holds the same
 // numbers, names and meanings; a test checks that the two lists agree.
 // The a, b, c arguments of each report are listed beside its code.
 

@@ -1,5 +1,5 @@
 // Byte layout of the memory the host and the kernel library share: the per-core
-// context block and the tensor descriptors in it. host/layout.ts holds the same
+// context block and the tensor descriptors in it. host/device/layout.ts holds the same
 // numbers; every library load compares them (see __gpsimd_layout in entry.ts).
 
 /** Bumped whenever a number below changes. */

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import asc from "assemblyscript/asc";
 import type { Transform } from "assemblyscript/transform";
-import { INITIAL_PAGES } from "../host/build-constants.js";
+import { INITIAL_PAGES } from "../host/library/build-constants.js";
 import { loopPolls } from "./loop-polls.js";
 import { ASSEMBLY_DIR } from "./paths.js";
 

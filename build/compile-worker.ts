@@ -6,7 +6,7 @@ import { parentPort } from "node:worker_threads";
 import { mkdir, writeFile, rename } from "node:fs/promises";
 import path from "node:path";
 import { buildLibrary, type BuildRequest } from "./compile.js";
-import { encodeLibrary } from "../host/library-file.js";
+import { encodeLibrary } from "../host/library/library-file.js";
 
 /** A build request and where to answer. */
 export interface CompileJob {

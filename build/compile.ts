@@ -7,9 +7,9 @@ import { compileOnce, type AscDiagnostic } from "./asc.js";
 import { makeRelocatable } from "./relocate.js";
 import { kernelSignatures, type KernelSignature } from "./signatures.js";
 import { transpileShapeSources, collectShapeFiles } from "./shape-sources.js";
-import { BUILD_BASE_A, BUILD_BASE_B } from "../host/build-constants.js";
-import { ABI_VERSION } from "../host/layout.js";
-import { LIBRARY_FORMAT, type LibraryParts } from "../host/library-file.js";
+import { BUILD_BASE_A, BUILD_BASE_B } from "../host/library/build-constants.js";
+import { ABI_VERSION } from "../host/device/layout.js";
+import { LIBRARY_FORMAT, type LibraryParts } from "../host/library/library-file.js";
 import { inputsHash } from "./hash.js";
 import { cflagConstants } from "./cflags.js";
 

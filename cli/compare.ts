@@ -2,7 +2,7 @@
 // shape function, run again on meta tensors, must describe the output the
 // kernel produced and agree with the size of the reference's result.
 import { tensor, dtypeInfo, Tensor, type Library } from "../host/index.js";
-import { withShapeContext } from "../host/shape-context.js";
+import { withShapeContext } from "../host/device/shape-context.js";
 
 /** Tolerances for floating-point outputs: |got - expected| <= atol + rtol * |expected|. */
 export interface Tolerance { atol: number; rtol: number; }

@@ -5,9 +5,9 @@
 // and grad() walk the tape from an output back to the tensors that require
 // gradients, calling each backward once with the sum of the gradients that
 // reached its output. Gradients made on the way are disposed when used up.
-import { Tensor } from "./tensor.js";
-import { tensor, ones } from "./factories.js";
-import { ScalarType } from "./dtype.js";
+import { Tensor } from "./device/tensor.js";
+import { tensor, ones } from "./device/factories.js";
+import { ScalarType } from "./device/dtype.js";
 
 /** What backward returns: one gradient per forward input (null for inputs without one), or the gradient of a single input. */
 export type Gradients = Tensor | null | undefined | readonly (Tensor | null | undefined)[];

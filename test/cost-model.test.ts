@@ -5,12 +5,12 @@
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import path from "node:path";
 import { custom_op, profile, randn, tensor, kFloat, setOutput, shutdown, GPSIMD_COST_MODEL, estimateLaunch, type Library } from "gpsimd";
-import { zeroCounters, type LaunchCounts } from "../dist/host/cost-model.js";
+import { zeroCounters, type LaunchCounts } from "../dist/host/profiling/cost-model.js";
 import {
   CALIBRATION_POINTS, W3_REST_NS, W3_RELU_SIZES, fitCostModel, residualsOf, seedGiouMulticore, seedReluMulticore,
   seedReluElementwise, seedReluBackwardElementwise,
-} from "../dist/host/cost-calibration.js";
-import type { CoreCounters } from "../dist/host/trace.js";
+} from "../dist/host/profiling/cost-calibration.js";
+import type { CoreCounters } from "../dist/host/profiling/trace.js";
 import { loadOp } from "../ops/index.js";
 import { w1Boxes, W1_BATCH, W1_BOXES } from "../ops/giou/boxes.js";
 import { REPO, TEST_BUILD_DIR } from "./helpers.js";

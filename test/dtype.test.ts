@@ -10,7 +10,7 @@ import {
   f32ToBf16Bits, bf16BitsToF32, f32ToF16Bits, f16BitsToF32,
   f32BitsToBf16Bits, bf16BitsToF32Bits, f32BitsToF16Bits, f16BitsToF32Bits,
   encodeScalar, decodeScalar, encodeInto, decodeToArray,
-} from "../host/dtype.js";
+} from "../host/device/dtype.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Test harness helpers (independent of the code under test).

@@ -6,7 +6,7 @@ import { describe, it, expect } from "vitest";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { hbm, ops, zeros, randn, kFloat, DeviceMemoryError, shutdown, type Tensor } from "gpsimd";
-import { DeviceMemory } from "../dist/host/hbm.js";
+import { DeviceMemory } from "../dist/host/device/hbm.js";
 import { loadOp } from "../ops/index.js";
 
 describe("the allocator", () => {

@@ -8,7 +8,7 @@ import {
   custom_op, ops, randn, shutdown, setOutput, type Library, type LoadTimeOptions,
   MulticoreRuleError, KernelTrapError, KernelTimeoutError, ReadOnlyTensorError, WorkerCrashError,
 } from "gpsimd";
-import { corePool } from "../dist/host/pool/pool.js";
+import { corePool } from "../dist/host/cores/pool.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.join(here, "fixtures", "multicore");

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { Rng } from "../host/rng.js";
+import { Rng } from "../host/device/rng.js";
 
 /** xoshiro128** written out from the reference C code with BigInt arithmetic (independent of Math.imul). */
 function refXoshiro128ss(state: [number, number, number, number], count: number): number[] {

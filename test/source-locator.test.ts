@@ -5,8 +5,8 @@ import path from "node:path";
 import { compileOnce } from "../build/asc.js";
 import { makeRelocatable, relocateCode, relocateData, toOriginalOffset, type RelocatableModule } from "../build/relocate.js";
 import { SectionId, decodeBody, readFunctionBodies, readSections } from "../build/wasm-reader.js";
-import { BUILD_BASE_A, BUILD_BASE_B } from "../host/build-constants.js";
-import { createSourceLocator, type SourceLocator } from "../host/source-locator.js";
+import { BUILD_BASE_A, BUILD_BASE_B } from "../host/library/build-constants.js";
+import { createSourceLocator, type SourceLocator } from "../host/checks/source-locator.js";
 
 
 /**

@@ -1,4 +1,4 @@
-// Raw imports from the host (host/imports.ts). Only numbers cross: codes,
+// Raw imports from the host (host/cores/kernel-instance.ts). Only numbers cross: codes,
 // descriptor slots, addresses and counts. The host turns them into typed errors.
 
 /** Reports a violation; the host throws, so this never returns. */

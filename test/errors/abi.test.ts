@@ -32,16 +32,16 @@ function duplicates(map: Map<string, number>, names: (name: string) => boolean):
 }
 
 describe("the two copies of the shared numbers agree", () => {
-  it("assembly/layout.ts and host/layout.ts: same names, same values", () => {
+  it("assembly/layout.ts and host/device/layout.ts: same names, same values", () => {
     const kernel = constants("assembly/layout.ts");
-    const host = constants("host/layout.ts");
+    const host = constants("host/device/layout.ts");
     expect(kernel.size).toBeGreaterThan(50);
     expect(Object.fromEntries(host)).toEqual(Object.fromEntries(kernel));
   });
 
-  it("assembly/errors.ts and host/error-codes.ts: same names, same values, no code used twice", () => {
+  it("assembly/errors.ts and host/checks/error-codes.ts: same names, same values, no code used twice", () => {
     const kernel = constants("assembly/errors.ts");
-    const host = constants("host/error-codes.ts");
+    const host = constants("host/checks/error-codes.ts");
     expect(kernel.size).toBeGreaterThan(20);
     expect(Object.fromEntries(host)).toEqual(Object.fromEntries(kernel));
     expect(duplicates(kernel, (n) => n.startsWith("E_"))).toEqual([]);
@@ -52,6 +52,6 @@ describe("the two copies of the shared numbers agree", () => {
     const stub = readFileSync(path.join(REPO, "assembly/rt/stub.ts"), "utf8");
     const m = /const E_HEAP_EXHAUSTED: i32 = (\d+);/.exec(stub);
     expect(m, "assembly/rt/stub.ts declares E_HEAP_EXHAUSTED").not.toBeNull();
-    expect(Number(m![1])).toBe(constants("host/error-codes.ts").get("E_HEAP_EXHAUSTED"));
+    expect(Number(m![1])).toBe(constants("host/checks/error-codes.ts").get("E_HEAP_EXHAUSTED"));
   });
 });

@@ -1,11 +1,11 @@
 // profile(library, op, args): wall time of plain calls, then traced calls
 // for the per-core timeline and counters, and the cost model's estimate of
 // the device time. What `gpsimd profile` prints and writes comes from here.
-import type { Library } from "./library.js";
-import type { Tensor } from "./tensor.js";
+import type { Library } from "../library/library.js";
+import type { Tensor } from "../device/tensor.js";
 import type { LaunchTrace } from "./trace.js";
 import { estimateLaunch, type DeviceEstimate } from "./cost-model.js";
-import { OptionError } from "./errors.js";
+import { OptionError } from "../checks/errors.js";
 
 export { GPSIMD_COST_MODEL, estimateLaunch, type CostModel, type DeviceEstimate, type CoreEstimate, type LaunchCounts } from "./cost-model.js";
 export { chromeTrace, type ChromeTrace, type ChromeTraceEvent } from "./chrome-trace.js";

@@ -1,7 +1,7 @@
 // Finds the kernel source line of a trap from a WebAssembly stack trace, with asc's
 // source map of build A and the relocation's offset map (build/relocate.ts).
-import { toOriginalOffset } from "../build/relocate.js";
-import { ByteReader, SectionId, readFunctionBodies, readImports, readSections, type Section } from "../build/wasm-reader.js";
+import { toOriginalOffset } from "../../build/relocate.js";
+import { ByteReader, SectionId, readFunctionBodies, readImports, readSections, type Section } from "../../build/wasm-reader.js";
 
 /** A place in a kernel's sources. */
 export interface SourcePlace { function: string; file: string | null; line: number; column: number; }

@@ -11,13 +11,13 @@
 // kernel cannot write). Each access is then checked in wasm against four
 // blocks (sanitizer-fast-path.ts); only the rest comes here.
 import { SanitizerError } from "./errors.js";
-import { dtypeInfo, type ScalarType } from "./dtype.js";
+import { dtypeInfo, type ScalarType } from "../device/dtype.js";
 import {
   CTX_HEADER_BYTES, CTX_HEAP_END, CTX_DST, CTX_DESC, DESC_BYTES, MAX_TENSORS,
   TD_DATA, TD_DTYPE, TD_NUMEL, TD_FLAGS, TD_SLOT, TDF_READ_ONLY,
-} from "./layout.js";
+} from "../device/layout.js";
 import { FastPath } from "./sanitizer-fast-path.js";
-import type { KernelInstance, CoreSite } from "./kernel-instance.js";
+import type { KernelInstance, CoreSite } from "../cores/kernel-instance.js";
 
 /** Addresses below this are the null page: device memory never hands them out. */
 const NULL_PAGE_END = 65536;

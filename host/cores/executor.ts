@@ -2,13 +2,13 @@
 // kernel on each, and reports through shared memory. The worker threads use
 // it, and so does the main thread, which takes part in synchronous launches
 // (no thread sits idle waiting, and nothing needs waking for it).
-import { KernelInstance, type CoreSite } from "../kernel-instance.js";
-import { createSourceLocator } from "../source-locator.js";
-import { errorToData, KernelTimeoutError } from "../errors.js";
-import { describeDescriptor } from "../describe.js";
-import { sanitizerImports, isSanitized, type CoreBlock } from "../sanitizer.js";
-import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, CTX_STOP, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, FLAG_TRACE, CTX_FLAGS } from "../layout.js";
-import { TraceWriter, TRACE_CORE_BYTES } from "../trace.js";
+import { KernelInstance, type CoreSite } from "./kernel-instance.js";
+import { createSourceLocator } from "../checks/source-locator.js";
+import { errorToData, KernelTimeoutError } from "../checks/errors.js";
+import { describeDescriptor } from "../checks/describe.js";
+import { sanitizerImports, isSanitized, type CoreBlock } from "../checks/sanitizer.js";
+import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, CTX_STOP, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, FLAG_TRACE, CTX_FLAGS } from "../device/layout.js";
+import { TraceWriter, TRACE_CORE_BYTES } from "../profiling/trace.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_ASYNC, C_LIBRARY, C_OP, C_TEMPLATE, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE,
   C_STOPPING, F64_DEADLINE, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord, epochNow,

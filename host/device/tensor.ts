@@ -3,7 +3,7 @@
 // Inside a shape function tensors are "meta": shape and dtype, no storage.
 import { ScalarType, dtypeInfo, storageArray, decodeToArray, encodeInto, decodeScalar, type StorageArray, type DecodedArray } from "./dtype.js";
 import { hbm } from "./hbm.js";
-import { TensorShapeError, DisposedTensorError, ShapeFunctionError } from "./errors.js";
+import { TensorShapeError, DisposedTensorError, ShapeFunctionError } from "../checks/errors.js";
 
 /** Device limits on tensors passed to or returned from an operator. */
 export const MAX_DIMS = 8;

@@ -2,8 +2,8 @@
 // tensor, every library's static data and every core's private region.
 // Kernels on any thread reach it without copies; only the main thread
 // allocates. Freed blocks are reused (best fit) and coalesced.
-import { DeviceMemoryError } from "./errors.js";
-import { INITIAL_PAGES } from "./build-constants.js";
+import { DeviceMemoryError } from "../checks/errors.js";
+import { INITIAL_PAGES } from "../library/build-constants.js";
 
 const PAGE = 65536;
 const MAX_PAGES = 65536; // 4 GiB, the wasm32 limit

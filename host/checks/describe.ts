@@ -1,7 +1,7 @@
 // Names a tensor descriptor in messages: "argument 0 't_in' (float32[32, 4096])".
-import { CTX_DESC, DESC_BYTES, TD_DTYPE, TD_NDIM, TD_SIZES } from "./layout.js";
-import { dtypeInfo, ScalarType } from "./dtype.js";
-import type { KernelSignature } from "../build/signatures.js";
+import { CTX_DESC, DESC_BYTES, TD_DTYPE, TD_NDIM, TD_SIZES } from "../device/layout.js";
+import { dtypeInfo, ScalarType } from "../device/dtype.js";
+import type { KernelSignature } from "../../build/signatures.js";
 
 /** Descriptor slot of the output, of tensors a kernel made, and of reports about no tensor. */
 export const OUTPUT_SLOT = -1;

@@ -8,7 +8,7 @@ import {
   CTX_STAT_TCM_IN_BYTES, CTX_STAT_TCM_OUT_BYTES, CTX_STAT_TCM_IN_CALLS, CTX_STAT_TCM_OUT_CALLS, CTX_STAT_ELEM_READS,
   CTX_STAT_ELEM_WRITES, CTX_STAT_STREAM_READS, CTX_STAT_STREAM_WRITES, CTX_STAT_PRINTF_CALLS, CTX_STAT_FILL_BYTES,
   TRACE_TCM_IN, TRACE_TCM_OUT, TRACE_STREAM_REFILL, TRACE_STREAM_FLUSH, TRACE_TCM_MALLOC, TRACE_TCM_FREE,
-} from "./layout.js";
+} from "../device/layout.js";
 
 /** Event kind the host adds (the kernel library's kinds are TRACE_* in layout.ts): a printf call; bytes of text, offset in the printf ring (-1: dropped). */
 export const TRACE_PRINTF = 16;

@@ -1,7 +1,7 @@
 // The operator registry: NEURON_LIBRARY(lib, m => m.def(op, shape_fn, kernel))
 // as in the C++ shape file, and ops.<lib>.<op>(...) to call what it defined.
-import { RegistryError } from "./errors.js";
-import type { Tensor } from "./tensor.js";
+import { RegistryError } from "../checks/errors.js";
+import type { Tensor } from "../device/tensor.js";
 
 /** A shape function: same parameters as the kernel; returns a tensor of the output's shape and dtype. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -4,7 +4,7 @@
 // parameters. Include the file in a project (or a triple-slash reference).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { Library } from "./library.js";
-import type { ParamKind } from "../build/signatures.js";
+import type { ParamKind } from "../../build/signatures.js";
 
 const TS_TYPES: Record<ParamKind, string> = { tensor: "Tensor", f64: "number", f32: "number", i32: "number", i64: "number | bigint", bool: "boolean" };
 

@@ -2,32 +2,32 @@
 // operators, and the call path: check arguments, run the shape function,
 // allocate the output, run the kernel on one core (here) or on all cores
 // (the pool), then show printf output and warnings.
-import { hbm } from "./hbm.js";
-import { Tensor, checkDeviceLimits } from "./tensor.js";
-import { withShapeContext } from "./shape-context.js";
+import { hbm } from "../device/hbm.js";
+import { Tensor, checkDeviceLimits } from "../device/tensor.js";
+import { withShapeContext } from "../device/shape-context.js";
 import { checkArguments, type CheckedArguments } from "./arguments.js";
-import { coreRegion, HOST_CORE, DEFAULT_HEAP_BYTES } from "./core-regions.js";
-import { prepareCore } from "./descriptors.js";
-import { describeDescriptor } from "./describe.js";
-import { KernelInstance, readRing, type CoreSite } from "./kernel-instance.js";
-import { output } from "./output.js";
-import { sanitizerImports } from "./sanitizer.js";
+import { coreRegion, HOST_CORE, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
+import { prepareCore } from "../cores/descriptors.js";
+import { describeDescriptor } from "../checks/describe.js";
+import { KernelInstance, readRing, type CoreSite } from "../cores/kernel-instance.js";
+import { output } from "../output.js";
+import { sanitizerImports } from "../checks/sanitizer.js";
 import { resolveRuntime, type ResolvedRuntime, type RuntimeOptions } from "./options.js";
-import { GpsimdError, ShapeFunctionError, RegistryError, CrossCoreWriteError, UnwrittenOutputError } from "./errors.js";
-import { relocateCode, relocateData } from "../build/relocate.js";
-import { createSourceLocator } from "./source-locator.js";
-import type { SourceLocator } from "./source-locator.js";
+import { GpsimdError, ShapeFunctionError, RegistryError, CrossCoreWriteError, UnwrittenOutputError } from "../checks/errors.js";
+import { relocateCode, relocateData } from "../../build/relocate.js";
+import { createSourceLocator } from "../checks/source-locator.js";
+import type { SourceLocator } from "../checks/source-locator.js";
 import type { LibraryParts, LibraryManifest } from "./library-file.js";
-import type { KernelSignature } from "../build/signatures.js";
+import type { KernelSignature } from "../../build/signatures.js";
 import type { OpDefinition } from "./registry.js";
 import {
   FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_PRINT_ALL_CORES, FLAG_TRACE,
   TD_DATA, TD_DTYPE, TD_NUMEL, CTX_TCM_BASE, CTX_WLOG, CTX_WLOG_COUNT,
-} from "./layout.js";
-import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "./cross-core.js";
-import { dtypeInfo } from "./dtype.js";
-import type { Pool, LaunchRequest } from "./pool/pool.js";
-import { TraceWriter, TRACE_CORE_BYTES, traceClock, coreTrace, readCounters, type LaunchTrace } from "./trace.js";
+} from "../device/layout.js";
+import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../checks/cross-core.js";
+import { dtypeInfo } from "../device/dtype.js";
+import type { Pool, LaunchRequest } from "../cores/pool.js";
+import { TraceWriter, TRACE_CORE_BYTES, traceClock, coreTrace, readCounters, type LaunchTrace } from "../profiling/trace.js";
 
 /** An operator of a loaded library, ready to call. */
 export interface Operator {

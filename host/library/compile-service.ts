@@ -2,9 +2,9 @@
 // one worker thread for the whole process; the caller blocks on a shared
 // buffer until its build is answered.
 import { Worker } from "node:worker_threads";
-import type { BuildRequest } from "../build/compile.js";
-import type { CompileJob, CompileAnswer } from "../build/compile-worker.js";
-import { BuildError } from "./errors.js";
+import type { BuildRequest } from "../../build/compile.js";
+import type { CompileJob, CompileAnswer } from "../../build/compile-worker.js";
+import { BuildError } from "../checks/errors.js";
 
 /** A build that has not answered after this long is given up (the compiler thread is presumed dead). */
 const BUILD_TIMEOUT_MS = 300_000;
@@ -15,7 +15,7 @@ const ANSWER_BYTES = 1 << 20;
 /** Builds lib<name>.wasm at outFile and waits for it. */
 export function buildSync(request: BuildRequest, outFile: string): CompileAnswer {
   if (!worker) {
-    worker = new Worker(new URL("../build/compile-worker.js", import.meta.url));
+    worker = new Worker(new URL("../../build/compile-worker.js", import.meta.url));
     worker.unref();
     worker.on("exit", () => { worker = null; });
   }

@@ -1,8 +1,8 @@
 // ops.<lib>.<op>(...): the operators of every loaded library, resolved when
 // used (as torch.ops). ops.<lib>.<op>.async(...) runs without blocking.
-import { RegistryError } from "./errors.js";
+import { RegistryError } from "../checks/errors.js";
 import { loadedLibrary, loadedNamespaces } from "./loader.js";
-import type { Tensor } from "./tensor.js";
+import type { Tensor } from "../device/tensor.js";
 
 /** An operator: call it for the output; .async(...) returns a promise and leaves the event loop free. */
 export interface OpFunction<A extends unknown[] = unknown[]> {

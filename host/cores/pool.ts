@@ -6,15 +6,15 @@
 // deadline is asked to stop (its loops poll a stop word); only one that does
 // not stop costs the threads.
 import { Worker, MessageChannel, type MessagePort } from "node:worker_threads";
-import { hbm } from "../hbm.js";
-import { coreRegion, printfQueueBytes, DEFAULT_HEAP_BYTES } from "../core-regions.js";
-import { prepareCore } from "../descriptors.js";
-import { KernelTimeoutError, WorkerCrashError } from "../errors.js";
-import type { Library, Operator, Traced } from "../library.js";
-import { TRACE_CORE_BYTES } from "../trace.js";
-import { CTX_DESC, DESC_BYTES, CTX_STOP, CTX_LAUNCH, FLAG_TRACE } from "../layout.js";
-import type { CheckedArguments } from "../arguments.js";
-import type { Tensor } from "../tensor.js";
+import { hbm } from "../device/hbm.js";
+import { coreRegion, printfQueueBytes, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
+import { prepareCore } from "./descriptors.js";
+import { KernelTimeoutError, WorkerCrashError } from "../checks/errors.js";
+import type { Library, Operator, Traced } from "../library/library.js";
+import { TRACE_CORE_BYTES } from "../profiling/trace.js";
+import { CTX_DESC, DESC_BYTES, CTX_STOP, CTX_LAUNCH, FLAG_TRACE } from "../device/layout.js";
+import type { CheckedArguments } from "../library/arguments.js";
+import type { Tensor } from "../device/tensor.js";
 import { Executor, stopCores } from "./executor.js";
 import { finishLaunch } from "./outcome.js";
 import {

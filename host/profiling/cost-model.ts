@@ -4,7 +4,7 @@
 // estimate, not a measurement: it depends only on counted events, never on
 // this machine's wall time, so it is the same on every run and every machine.
 // docs/cost-model.md derives the constants and states how well they
-// reproduce the seeds' published numbers (host/cost-calibration.ts).
+// reproduce the seeds' published numbers (host/profiling/cost-calibration.ts).
 import type { CoreCounters } from "./trace.js";
 
 /** The constants of the model. Times in ns, bandwidths in bytes per ns (= GB/s). */
@@ -31,7 +31,7 @@ export interface CostModel {
 
 /**
  * The GpSimd engine, calibrated on the seeds' numbers (docs/cost-model.md): the fitted constants are
- * rounded results of host/cost-calibration.ts, the assumed ones are stated there with their reasons.
+ * rounded results of host/profiling/cost-calibration.ts, the assumed ones are stated there with their reasons.
  */
 export const GPSIMD_COST_MODEL: Readonly<CostModel> = Object.freeze({
   launchNs: 5_000,

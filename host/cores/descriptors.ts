@@ -1,11 +1,11 @@
 // Writes the tensor descriptors a kernel sees into a core's context block:
 // the arguments in parameter order, then the output. Only numbers cross.
-import type { Tensor } from "./tensor.js";
-import { OUTPUT_SLOT } from "./describe.js";
+import type { Tensor } from "../device/tensor.js";
+import { OUTPUT_SLOT } from "../checks/describe.js";
 import {
   CTX_DESC, DESC_BYTES, CTX_NUM_TENSORS, CTX_DST, CTX_CPU_ID, CTX_CPU_COUNT, CTX_FLAGS,
   TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_SLOT, TD_SIZES, TD_STRIDES, TDF_READ_ONLY, TDF_OUTPUT,
-} from "./layout.js";
+} from "../device/layout.js";
 
 
 /** Descriptor address of slot i (argument i, in parameter order) in the context block at ctx. */

@@ -4,7 +4,7 @@ import { ScalarType, parseDType, dtypeInfo, encodeInto, f32ToBf16Bits, f32ToF16B
 import { Tensor, checkSizes } from "./tensor.js";
 import { inShapeFunction } from "./shape-context.js";
 import { Rng } from "./rng.js";
-import { TensorShapeError } from "./errors.js";
+import { TensorShapeError } from "../checks/errors.js";
 
 /** A dtype as ScalarType or one of its names ("float32", "bf16", ...). */
 export type DTypeLike = ScalarType | string;

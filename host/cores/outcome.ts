@@ -2,13 +2,13 @@
 // its error: each core's status and report (mailbox), its write log (for the
 // cross-core checks), its printf ring and warnings, and, when traced, its
 // timeline.
-import { hbm } from "../hbm.js";
-import { errorFromData, GpsimdError, KernelTimeoutError } from "../errors.js";
-import { showCoreOutput, copyReturned, checkCoverage, describeGaps, writeLog, type CoreReport } from "../library.js";
-import { readRing } from "../kernel-instance.js";
-import { coreTrace, readCounters, TRACE_CORE_BYTES, type CoreTrace } from "../trace.js";
-import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../cross-core.js";
-import { FLAG_LOG_WRITES, FLAG_TRACE } from "../layout.js";
+import { hbm } from "../device/hbm.js";
+import { errorFromData, GpsimdError, KernelTimeoutError } from "../checks/errors.js";
+import { showCoreOutput, copyReturned, checkCoverage, describeGaps, writeLog, type CoreReport } from "../library/library.js";
+import { readRing } from "./kernel-instance.js";
+import { coreTrace, readCounters, TRACE_CORE_BYTES, type CoreTrace } from "../profiling/trace.js";
+import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../checks/cross-core.js";
+import { FLAG_LOG_WRITES, FLAG_TRACE } from "../device/layout.js";
 import { C_STATUS, C_CONTEXTS, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, type CoreReportData } from "./protocol.js";
 import type { LaunchRequest } from "./pool.js";
 

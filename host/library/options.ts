@@ -1,7 +1,7 @@
 // Options of custom_op.load / load_library, validated with messages that name
 // the option, the value given and what is accepted.
 import { availableParallelism } from "node:os";
-import { OptionError } from "./errors.js";
+import { OptionError } from "../checks/errors.js";
 
 /** Settings that can change after loading (library.configure). */
 export interface RuntimeOptions {

@@ -2,7 +2,7 @@
 // context block (state the kernel library keeps), its 16 KB TCM pool (in a
 // larger arena, for guard bytes), its printf ring and its kernel heap.
 import { hbm, PAGE_BYTES } from "./hbm.js";
-import { OptionError } from "./errors.js";
+import { OptionError } from "../checks/errors.js";
 import { CTX_HEADER_BYTES, CTX_HEAP_BASE, CTX_HEAP_END, CTX_TCM_BASE, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, TCM_ARENA_BYTES } from "./layout.js";
 
 /** Default kernel heap per core: scratch for tensors and arrays a kernel makes. */

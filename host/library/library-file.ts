@@ -3,9 +3,9 @@
 // carry everything needed to load it in another process: the manifest
 // (kernels, shape-function code, options), the static data, and the
 // relocation tables.
-import { LibraryFormatError } from "./errors.js";
-import type { KernelSignature } from "../build/signatures.js";
-import type { ShapeModule } from "../build/shape-sources.js";
+import { LibraryFormatError } from "../checks/errors.js";
+import type { KernelSignature } from "../../build/signatures.js";
+import type { ShapeModule } from "../../build/shape-sources.js";
 
 export const LIBRARY_FORMAT = 1;
 

@@ -7,8 +7,8 @@ import {
   TcmLeakError, TcmGuardError, StreamAccessorError, CoherenceError, UninitializedTcmError, MulticoreRuleError,
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError, KernelTimeoutError,
 } from "./errors.js";
-import { dtypeInfo, ScalarType } from "./dtype.js";
-import { TCM_ARENA_BYTES } from "./layout.js";
+import { dtypeInfo, ScalarType } from "../device/dtype.js";
+import { TCM_ARENA_BYTES } from "../device/layout.js";
 
 /** What the host knows about the launch that reported a violation. */
 export interface ViolationSite {

@@ -65,7 +65,7 @@ export const MAILBOX_BYTES = 64 * 1024;
 
 /** A core's report, as JSON in its mailbox. */
 export interface CoreReportData {
-  error?: import("../errors.js").ErrorData;
+  error?: import("../checks/errors.js").ErrorData;
   warnings: string[];
   writes: number[];
   dropped: number;

@@ -1,9 +1,9 @@
 // Checks an operator call against its kernel's signature before anything
 // runs: how many arguments, of which kind (tensor, double, int64_t), and that
 // tensors are alive. Converts scalars to what the WebAssembly export takes.
-import { ArgumentError } from "./errors.js";
-import { Tensor, checkDeviceLimits } from "./tensor.js";
-import type { KernelSignature, KernelParam } from "../build/signatures.js";
+import { ArgumentError } from "../checks/errors.js";
+import { Tensor, checkDeviceLimits } from "../device/tensor.js";
+import type { KernelSignature, KernelParam } from "../../build/signatures.js";
 
 /** The checked arguments: tensors in their slots (null for scalars), and raw scalars (null for tensors). */
 export interface CheckedArguments { tensors: (Tensor | null)[]; scalars: (number | bigint | null)[]; }

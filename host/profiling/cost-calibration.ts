@@ -1,4 +1,4 @@
-// Calibration of the cost model (host/cost-model.ts) on the seeds' published
+// Calibration of the cost model (host/profiling/cost-model.ts) on the seeds' published
 // numbers: what each seed kernel does, counted from its C++ source, and the
 // fit of the four fitted constants. docs/cost-model.md walks through it.
 import { GPSIMD_COST_MODEL, estimateLaunch, zeroCounters, type CostModel, type LaunchCounts } from "./cost-model.js";

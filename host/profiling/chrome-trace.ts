@@ -3,7 +3,7 @@
 // core (its kernel span, TCM copies, stream refills and flushes, TCM blocks,
 // printf, and a counter of TCM bytes in use); process 0 is the host with the
 // call as the caller saw it. Times are µs from the start of the call.
-import { TRACE_TCM_IN, TRACE_TCM_OUT, TRACE_STREAM_REFILL, TRACE_STREAM_FLUSH, TRACE_TCM_MALLOC, TRACE_TCM_FREE } from "./layout.js";
+import { TRACE_TCM_IN, TRACE_TCM_OUT, TRACE_STREAM_REFILL, TRACE_STREAM_FLUSH, TRACE_TCM_MALLOC, TRACE_TCM_FREE } from "../device/layout.js";
 import { TRACE_KIND_NAMES, TRACE_PRINTF, type TraceEvent } from "./trace.js";
 import type { ProfileResult } from "./profile.js";
 

@@ -2,18 +2,18 @@
 // from the host: violation reports, warnings, printf, the abort handler. It
 // runs a kernel on one emulated core at a time; after any error it is thrown
 // away and rebuilt, so a possibly corrupted instance is never reused.
-import { violationError, type ViolationSite } from "./violations.js";
-import { GpsimdError, KernelAbortError, KernelTrapError, KernelHeapError } from "./errors.js";
+import { violationError, type ViolationSite } from "../checks/violations.js";
+import { GpsimdError, KernelAbortError, KernelTrapError, KernelHeapError } from "../checks/errors.js";
 import { formatPrintf, type PrintfArg } from "./printf-format.js";
 import {
   CTX_WLOG, CTX_WLOG_COUNT, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_PRINTF_HEAD, PF_MAX_ARGS,
   PF_TAG_INT, PF_TAG_UINT, PF_TAG_FLOAT, PF_TAG_STRING, PF_TAG_BOOL, ABI_VERSION, CTX_HEADER_BYTES, CTX_DESC, DESC_BYTES,
   TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS,
-} from "./layout.js";
-import { LibraryFormatError } from "./errors.js";
-import type { SourceLocator } from "./source-locator.js";
-import { TRACE_PRINTF, type TraceWriter } from "./trace.js";
-import type { KernelSignature } from "../build/signatures.js";
+} from "../device/layout.js";
+import { LibraryFormatError } from "../checks/errors.js";
+import type { SourceLocator } from "../checks/source-locator.js";
+import { TRACE_PRINTF, type TraceWriter } from "../profiling/trace.js";
+import type { KernelSignature } from "../../build/signatures.js";
 
 /** Where a kernel runs and how to name what it touches. */
 export interface CoreSite extends ViolationSite {
@@ -78,7 +78,7 @@ export function readRing(memory: WebAssembly.Memory, ctx: number): { text: strin
   return { text: new TextDecoder().decode(out), lost: head - kept };
 }
 
-/** Layout numbers the kernel library was compiled with, checked against host/layout.ts. */
+/** Layout numbers the kernel library was compiled with, checked against host/device/layout.ts. */
 const LAYOUT_CHECKS: [number, number, string][] = [
   [0, ABI_VERSION, "ABI_VERSION"], [1, CTX_HEADER_BYTES, "CTX_HEADER_BYTES"], [2, CTX_DESC, "CTX_DESC"], [3, DESC_BYTES, "DESC_BYTES"],
   [4, TD_SIZES, "TD_SIZES"], [5, TD_NUMEL, "TD_NUMEL"], [6, CTX_TCM_BASE, "CTX_TCM_BASE"], [7, CTX_STREAMS, "CTX_STREAMS"],
