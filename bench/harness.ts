@@ -2,7 +2,7 @@
 // every case with benny (saving its JSON and chart under bench/results/),
 // then takes the measurements benny does not make (per-call latency
 // percentiles, paired ratios) and saves them beside benny's file.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import b from "benny";
 import type { Options } from "benny/lib/internal/common-types.js";
@@ -10,8 +10,9 @@ import { PACKAGE_ROOT } from "../ops/index.js";
 import { verifyOutput } from "./verify.js";
 import { quantile, median } from "./stats.js";
 import { formatTime } from "./format.js";
-import { RESULTS_DIR, environment, writeMeta, type Latency, type Paired, type SuiteMeta, type WorkloadInfo } from "./results.js";
-import type { Output, Scope, Suite, Variant, Workload } from "./suite.js";
+import { renderChart } from "./chart.js";
+import { RESULTS_DIR, environment, writeMeta, readResults, resultPath, type FloorRounds, type Latency, type Paired, type RoundRatio, type SuiteMeta, type WorkloadInfo } from "./results.js";
+import type { Floor, Output, Scope, Suite, Variant, Workload } from "./suite.js";
 
 /** A variant ready to time. */
 interface Case {
@@ -67,7 +68,7 @@ async function verify(workloads: Workload[]): Promise<{ cases: Case[]; infos: Wo
   return { cases, infos };
 }
 
-/** Times every case with benny; saves <suite>.json and <suite>.chart.html. */
+/** Times every case with benny; saves <suite>.json (benny's own chart page loads Chart.js from a CDN: chart.ts draws ours). */
 async function time(suite: Suite, cases: Case[]): Promise<{ medians: Medians; date: string }> {
   const options: Options = { maxTime: suite.maxTime ?? 1.5, minSamples: 5 };
   const medians: Medians = new Map();
@@ -89,7 +90,6 @@ async function time(suite: Suite, cases: Case[]): Promise<{ medians: Medians; da
       return undefined;
     }),
     b.save({ file: suite.name, folder: RESULTS_DIR, version: PACKAGE_VERSION, details: true }),
-    b.save({ file: suite.name, folder: RESULTS_DIR, format: "chart.html" }),
   );
   return { medians, date: summary.date.toISOString() };
 }
@@ -134,6 +134,51 @@ async function paired(a: Case, b: Case, secondsPerCall: number, rounds = 20): Pr
   return { a: a.variant.name, b: b.variant.name, ratio: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios), rounds };
 }
 
+/** Calls in a burst of about `seconds` for something that takes `perCall` seconds. */
+function callsFor(perCall: number, seconds = 0.025): number {
+  return Math.max(1, Math.min(100_000, Math.round(seconds / Math.max(perCall, 1e-9))));
+}
+
+function ratioOf(values: number[]): RoundRatio {
+  return { ratio: median(values), low: Math.min(...values), high: Math.max(...values) };
+}
+
+/**
+ * Times the floors and the kernel variants in interleaved rounds: each round
+ * runs a ~25 ms burst of every one of them in turn (the order rotating), so a
+ * slow phase of the machine hits floors and kernels alike and their per-round
+ * ratios stay meaningful.
+ */
+async function floorRounds(floors: Floor[], variants: Case[], medians: Medians, rounds = 10): Promise<FloorRounds> {
+  type Timed = { name: string; calls: number; burst: () => Promise<number> };
+  const timed: Timed[] = [];
+  for (const f of floors) {
+    const once = await f.burst(1);
+    timed.push({ name: f.name, calls: callsFor(once), burst: async () => f.burst(callsFor(once)) });
+  }
+  for (const c of variants) {
+    const calls = callsFor(medians.get(c.name) ?? 1e-3);
+    timed.push({ name: c.variant.name, calls, burst: () => burst(c, calls) });
+  }
+  const samples = new Map<string, number[]>(timed.map((t) => [t.name, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < timed.length; k++) {
+      const t = timed[(k + r) % timed.length];
+      samples.get(t.name)!.push(await t.burst());
+    }
+  }
+  const seconds: Record<string, number> = {};
+  for (const [name, s] of samples) seconds[name] = median(s);
+  const ratios: Record<string, RoundRatio> = {};
+  for (const c of variants) {
+    for (const f of floors) {
+      const v = samples.get(c.variant.name)!, fl = samples.get(f.name)!;
+      ratios[`${c.variant.name}/${f.name}`] = ratioOf(v.map((x, i) => x / fl[i]));
+    }
+  }
+  return { rounds, titles: Object.fromEntries(floors.map((f) => [f.name, f.title])), seconds, ratios };
+}
+
 /** Runs a suite end to end and saves its results. Throws VerificationError (nothing timed) if a variant is wrong. */
 export async function runSuite(suite: Suite): Promise<void> {
   const env = environment();
@@ -149,7 +194,7 @@ export async function runSuite(suite: Suite): Promise<void> {
     const { cases, infos } = await verify(workloads);
     console.log(`   verified ${cases.length} cases against their references`);
     const { medians, date } = await time(suite, cases);
-    const meta: SuiteMeta = { suite: suite.name, title: suite.title, notes: suite.notes, environment: env, bennyDate: date, workloads: infos, latency: {}, paired: {} };
+    const meta: SuiteMeta = { suite: suite.name, title: suite.title, notes: suite.notes, environment: env, bennyDate: date, workloads: infos, latency: {}, paired: {}, floors: {} };
     for (const w of workloads) {
       const own = cases.filter((c) => c.workload === w);
       if (w.latencyCalls) {
@@ -165,8 +210,18 @@ export async function runSuite(suite: Suite): Promise<void> {
         const p = meta.paired[w.name] = await paired(own[0], own[1], medians.get(own[0].name) ?? 1e-3);
         process.stdout.write(`time ratio ${p.ratio.toFixed(3)} (rounds from ${p.low.toFixed(3)} to ${p.high.toFixed(3)})\n`);
       }
+      if (w.floors?.length) {
+        const chosen = own.filter((c) => (w.floorVariants ?? own.map((o) => o.variant.name)).includes(c.variant.name));
+        process.stdout.write(`  floors ${w.name}: ${w.floors.map((f) => f.name).join(", ")} against ${chosen.map((c) => c.variant.name).join(", ")} `);
+        const f = meta.floors[w.name] = await floorRounds(w.floors, chosen, medians);
+        process.stdout.write(`(${f.rounds} interleaved rounds)\n`);
+        for (const [name, s] of Object.entries(f.seconds)) process.stdout.write(`    ${name.padEnd(16)} ${formatTime(s)}/call\n`);
+        for (const [name, r] of Object.entries(f.ratios)) process.stdout.write(`    ${name.padEnd(28)} ${r.ratio.toFixed(2)}x (rounds ${r.low.toFixed(2)} .. ${r.high.toFixed(2)})\n`);
+      }
     }
     writeMeta(meta);
+    const saved = readResults(suite.name);
+    if (saved) writeFileSync(resultPath(suite.name, "html"), renderChart(saved));
   } finally {
     for (const end of endings.reverse()) end();
   }

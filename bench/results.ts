@@ -1,15 +1,18 @@
-// The files a suite leaves in bench/results/: benny's JSON (<suite>.json, with
-// every sample) and chart (<suite>.chart.html), and ours (<suite>.meta.json:
-// machine, workloads, latency percentiles, paired ratios). The summary and
-// the README table are computed from these files only.
+// The files a suite leaves in bench/out/ (not tracked): benny's JSON
+// (<suite>.json, with every sample), ours (<suite>.meta.json: machine,
+// workloads, latency percentiles, paired ratios, floors) and the chart page
+// (<suite>.html). `npm run bench -- --update-readme` publishes them to
+// bench/results/ (tracked), from which the README's tables are made.
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../ops/index.js";
 import type { Tolerance } from "./suite.js";
 
-/** Where results are written. */
-export const RESULTS_DIR = path.join(PACKAGE_ROOT, "bench", "results");
+/** Where a run writes its results. */
+export const RESULTS_DIR = path.join(PACKAGE_ROOT, "bench", "out");
+/** Where published results live (the README links to them). */
+export const PUBLISHED_DIR = path.join(PACKAGE_ROOT, "bench", "results");
 
 /** One case as benny saves it with details: true (times in seconds). */
 export interface BennyCase {
@@ -82,6 +85,26 @@ export interface SuiteMeta {
   latency: Record<string, Latency>;
   /** By workload name. */
   paired: Record<string, Paired>;
+  /** By workload name: floors and kernels timed in interleaved rounds. */
+  floors: Record<string, FloorRounds>;
+}
+
+/** A time ratio over interleaved rounds: the median and range of the per-round ratios. */
+export interface RoundRatio {
+  ratio: number;
+  low: number;
+  high: number;
+}
+
+/** Floors and kernel variants timed in the same rounds (bursts of ~25 ms each, in turn). */
+export interface FloorRounds {
+  rounds: number;
+  /** What each floor is. */
+  titles: Record<string, string>;
+  /** Median seconds per call, by floor or variant name. */
+  seconds: Record<string, number>;
+  /** By "<variant>/<floor>": time(variant) / time(floor), per round. */
+  ratios: Record<string, RoundRatio>;
 }
 
 /** A suite's saved results. */
@@ -100,9 +123,12 @@ export function environment(): Environment {
   };
 }
 
-/** bench/results/<suite>.<kind> */
-export function resultPath(suite: string, kind: "json" | "chart.html" | "meta.json"): string {
-  return path.join(RESULTS_DIR, `${suite}.${kind}`);
+/** The kinds of result file a suite leaves. */
+export const RESULT_KINDS = ["json", "meta.json", "html"] as const;
+
+/** <dir>/<suite>.<kind> */
+export function resultPath(suite: string, kind: (typeof RESULT_KINDS)[number], dir = RESULTS_DIR): string {
+  return path.join(dir, `${suite}.${kind}`);
 }
 
 /** Writes <suite>.meta.json. */
@@ -112,11 +138,12 @@ export function writeMeta(meta: SuiteMeta): void {
 }
 
 /** The saved results of a suite; null if it has not run or its two files are from different runs (an interrupted run). */
-export function readResults(suite: string): SuiteResults | null {
-  const bennyPath = resultPath(suite, "json"), metaPath = resultPath(suite, "meta.json");
+export function readResults(suite: string, dir = RESULTS_DIR): SuiteResults | null {
+  const bennyPath = resultPath(suite, "json", dir), metaPath = resultPath(suite, "meta.json", dir);
   if (!existsSync(bennyPath) || !existsSync(metaPath)) return null;
   const benny = JSON.parse(readFileSync(bennyPath, "utf8")) as BennyFile;
   const meta = JSON.parse(readFileSync(metaPath, "utf8")) as SuiteMeta;
+  meta.floors ??= {}; // results saved before floors existed
   return benny.date === meta.bennyDate ? { benny, meta } : null;
 }
 

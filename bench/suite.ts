@@ -40,6 +40,20 @@ export interface Workload {
   /** Exactly two variants, also timed in alternating bursts for a ratio that machine noise affects less. */
   paired?: boolean;
   variants: Variant[];
+  /** The same work without gpsimd (plain wasm, native C, memcpy), timed in rounds interleaved with floorVariants. */
+  floors?: Floor[];
+  /** Variants timed in the floors' rounds (their ratios to each floor are what the targets read). */
+  floorVariants?: string[];
+}
+
+/** A physical floor: what the machine allows for the workload without gpsimd, measured in the same run. */
+export interface Floor {
+  /** e.g. "wasm-1t", "c-128bit", "memcpy". */
+  name: string;
+  /** One line: what is timed. */
+  title: string;
+  /** Seconds per call over a burst of `calls` calls. */
+  burst(calls: number): number | Promise<number>;
 }
 
 /** What setup made that must be freed when the suite ends. */

@@ -19,7 +19,7 @@ export function renderSummary(suites: string[]): string {
     for (const note of r.meta.notes) lines.push(`  ${note}`);
     lines.push(toText(suiteTable(r)));
   }
-  lines.push("", "Targets (wall time on this machine; see README, How to read the numbers)", toText(targetsTable(all)));
+  lines.push("", "Targets (ratios to floors measured in the same run; see README, How to read the numbers)", toText(targetsTable(all)));
   return lines.join("\n");
 }
 

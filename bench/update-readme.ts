@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { PACKAGE_ROOT } from "../ops/index.js";
-import { readResults, type SuiteResults } from "./results.js";
+import { readResults, PUBLISHED_DIR, type SuiteResults } from "./results.js";
 import { suiteTable, targetsTable } from "./report.js";
 import { toMarkdown } from "./table.js";
 import { SUITES } from "./suites/index.js";
@@ -20,7 +20,7 @@ export function resultsMarkdown(all: SuiteResults[]): string {
     headers: ["suite", "run (UTC)", "Node", "CPUs", "load", "CPU"],
     rows: all.map((r) => {
       const e = r.meta.environment;
-      return [`[${r.meta.suite}](bench/results/${r.meta.suite}.chart.html)`, e.date.slice(0, 16).replace("T", " "), e.node, String(e.cpus), e.load.toFixed(1), e.cpuModel];
+      return [`[${r.meta.suite}](bench/results/${r.meta.suite}.html)`, e.date.slice(0, 16).replace("T", " "), e.node, String(e.cpus), e.load.toFixed(1), e.cpuModel];
     }),
     align: ["l", "l", "l", "r", "r", "l"] as ("l" | "r")[],
   };
@@ -39,7 +39,7 @@ export function updateReadme(readmePath = path.join(PACKAGE_ROOT, "README.md")):
   const text = readFileSync(readmePath, "utf8");
   const start = text.indexOf(START), end = text.indexOf(END);
   if (start < 0 || end < start) throw new Error(`${readmePath}: cannot find ${START} ... ${END}; add them where the results belong`);
-  const all = SUITES.map((s) => readResults(s.name)).filter((r): r is SuiteResults => r !== null);
+  const all = SUITES.map((s) => readResults(s.name, PUBLISHED_DIR)).filter((r): r is SuiteResults => r !== null);
   writeFileSync(readmePath, `${text.slice(0, start + START.length)}\n${resultsMarkdown(all)}\n${text.slice(end)}`);
 }
 

@@ -6,6 +6,8 @@ import { w1Boxes, W1_BATCH, W1_BOXES } from "../../ops/giou/boxes.js";
 import { shipped } from "../libraries.js";
 import { tfjs } from "../peers/tfjs.js";
 import { giouNaive, giouTfjs } from "../peers/giou.js";
+import { giouFloors } from "../floors/index.js";
+import { verifyOutput } from "../verify.js";
 import type { Suite, Tolerance } from "../suite.js";
 
 /** GIOU values lie in [-1, 1]; float32 arithmetic against the float64 reference. */
@@ -27,6 +29,7 @@ export const giouSuite: Suite = {
     for (const lib of ["giou_elementwise", "giou_tcm", "giou_multicore"] as const) shipped(lib);
     const reference = giou(predData, targetData, W1_BATCH, W1_BOXES);
     const tcm = () => ops.giou_tcm.giou(pred, target), multicore = () => ops.giou_multicore.giou(pred, target);
+    const floors = await giouFloors(scope, predData, targetData, (out) => verifyOutput("giou/floor wasm", out, reference, GIOU_TOLERANCE));
     return [{
       name: "giou",
       title: `W1 GIOU, ${W1_BATCH} x ${W1_BOXES} box pairs`,
@@ -42,6 +45,8 @@ export const giouSuite: Suite = {
         { name: "fused-ts", run: () => giou(predData, targetData, W1_BATCH, W1_BOXES) }, // the reference is one fused loop
         { name: "tfjs-wasm", run: () => giouTfjs(t, tfPred, tfTarget) },
       ],
+      floors,
+      floorVariants: ["tcm", "multicore-tcm"],
     }, {
       // The same kernel on one core and on 8 logical cores, timed in alternating bursts: the
       // paired ratio time(tcm) / time(multicore-tcm) is the multicore speed-up on this machine.

@@ -1,8 +1,11 @@
 // The cost of a call itself: an empty kernel (each core writes its share of
 // an 8-element output from TCM) on the calling thread, on 1 logical core of
 // the core threads, and on 8; synchronous and .async calls.
-import { ops, zeros, kFloat } from "gpsimd";
-import { emptyKernel } from "../libraries.js";
+import { ops, zeros, kFloat, randn } from "gpsimd";
+import { emptyKernel, shipped } from "../libraries.js";
+import { reluForward } from "../../ops/relu/reference.js";
+import { reluFloors } from "../floors/index.js";
+import { verifyOutput } from "../verify.js";
 import type { Suite, Variant, Workload } from "../suite.js";
 
 /** Single calls timed for the latency percentiles. */
@@ -22,7 +25,7 @@ export const launchSuite: Suite = {
     "single-core runs on the calling thread (sync) or on a core thread (async); multicore-1core and multicore-8cores run on the core threads.",
     `Latency: ${LAUNCH_CALLS} single calls timed with performance.now(); median, p90, p99.`,
   ],
-  setup(scope) {
+  async setup(scope) {
     const input = scope.keep(zeros([8], kFloat));
     const workload = (mode: "sync" | "async"): Workload => ({
       name: `launch-${mode}`,
@@ -36,6 +39,17 @@ export const launchSuite: Suite = {
         return { name: variant, run: mode === "sync" ? () => op(input) : () => op.async(input) };
       }),
     });
-    return [workload("sync"), workload("async")];
+    // A tiny real call: what the runtime adds to a kernel whose own work is a few nanoseconds.
+    shipped("relu_tcm");
+    const x = scope.keep(randn([256], { seed: 7 }));
+    const xs = x.data() as Float32Array, reference = reluForward(xs);
+    const tiny: Workload = {
+      name: "tiny-relu-256",
+      title: "ReLU of 256 floats, one core (relu_tcm), synchronous call",
+      reference, tolerance: { abs: 0, rel: 0 }, elements: 256, latencyCalls: LAUNCH_CALLS,
+      variants: [{ name: "tcm", run: () => ops.relu_tcm.relu_forward(x) }],
+      floors: await reluFloors(scope, [xs], (out) => verifyOutput("tiny-relu-256/floor wasm", out, reference, { abs: 0, rel: 0 })),
+    };
+    return [workload("sync"), workload("async"), tiny];
   },
 };

@@ -5,6 +5,8 @@ import { reluForward, reluBackward } from "../../ops/relu/reference.js";
 import { shipped } from "../libraries.js";
 import { tfjs } from "../peers/tfjs.js";
 import { reluLoop, reluBackwardLoop, reluTfjs, reluBackwardTfjs } from "../peers/relu.js";
+import { reluFloors } from "../floors/index.js";
+import { verifyOutput } from "../verify.js";
 import type { Suite, Workload } from "../suite.js";
 
 /** The W2 sizes: the MLP's hidden activations, 16 Mi elements, and 999 x 1001 (not a multiple of 8 or of 1024). */
@@ -26,16 +28,20 @@ export const reluSuite: Suite = {
     const t = await tfjs();
     for (const lib of ["relu_elementwise", "relu_tcm", "relu_multicore"] as const) shipped(lib);
     const workloads: Workload[] = [];
-    RELU_SIZES.forEach((size, k) => {
+    for (const [k, size] of RELU_SIZES.entries()) {
       const x: Tensor = scope.keep(randn(size, { seed: 20 + k })), grad: Tensor = scope.keep(randn(size, { seed: 40 + k }));
       const xs = x.data() as Float32Array, gs = grad.data() as Float32Array;
       const tfX = scope.keep(t.tensor(xs, size)), tfGrad = scope.keep(t.tensor(gs, size));
       const common = { tolerance: { abs: 0, rel: 0 }, baseline: "ts-loop", elements: x.numel() };
+      const forward = reluForward(xs);
+      const name = reluWorkloadName("fwd", size);
       workloads.push({
         ...common,
-        name: reluWorkloadName("fwd", size),
+        name,
         title: `W2 ReLU forward, [${size.join(", ")}]`,
-        reference: reluForward(xs),
+        reference: forward,
+        floors: await reluFloors(scope, [xs], (out) => verifyOutput(`${name}/floor wasm`, out, forward, common.tolerance)),
+        floorVariants: ["tcm", "multicore-tcm"],
         variants: [
           { name: "elementwise", run: () => ops.relu_elementwise.relu_forward(x) },
           { name: "tcm", run: () => ops.relu_tcm.relu_forward(x) },
@@ -56,7 +62,7 @@ export const reluSuite: Suite = {
           { name: "tfjs-wasm", run: () => reluBackwardTfjs(t, tfGrad, tfX) },
         ],
       });
-    });
+    }
     return workloads;
   },
 };

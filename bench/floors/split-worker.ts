@@ -1,0 +1,23 @@
+// A floor thread (split.ts): instantiates the floor module over the shared
+// memory, then runs its part of every split run. It spins for a while after a
+// run (the next one usually follows at once) and then sleeps on the generation word.
+import { parentPort, workerData } from "node:worker_threads";
+import { GEN, DONE, FN, RANGES, ARGS, FUNCTIONS } from "./split.js";
+
+const { module, memory, control, thread } = workerData as { module: WebAssembly.Module; memory: WebAssembly.Memory; control: Int32Array; thread: number };
+const exports = new WebAssembly.Instance(module, { env: { memory, abort: () => { throw new Error("floor module aborted"); } } }).exports as Record<string, (...a: number[]) => void>;
+const ARITY: Record<string, number> = { giou: 3, relu_forward: 2, relu_backward: 3, copy_chunks: 3 };
+parentPort!.postMessage("ready");
+let seen = Atomics.load(control, GEN);
+for (;;) {
+  let spins = 0;
+  while (Atomics.load(control, GEN) === seen) {
+    if (++spins > 2_000_000) Atomics.wait(control, GEN, seen, 50);
+  }
+  seen = Atomics.load(control, GEN);
+  const fn = FUNCTIONS[control[FN]];
+  const fixed = Array.from(control.subarray(ARGS, ARGS + ARITY[fn]));
+  exports[fn](...fixed, control[RANGES + 2 * thread], control[RANGES + 2 * thread + 1]);
+  Atomics.add(control, DONE, 1);
+  Atomics.notify(control, DONE);
+}
