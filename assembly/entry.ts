@@ -12,6 +12,7 @@ import { CTX, FLAGS, set_core, checks_on, fail, warn, slot_of } from "./core";
 import { check_guard, reset_tcm_serial, reset_copy_counters, flush_copy_counters, forget_cached_block } from "./tcm";
 import { pending_writes } from "./stream";
 import { reset_access_counters, flush_access_counters } from "./accessor";
+import { reset_write_log, flush_write_bitmap } from "./writelog";
 
 /** Prepares the core whose context block is at ctx for a launch: empty TCM, heap, streams, logs and printf ring. */
 export function __gpsimd_enter(ctx: usize): void {
@@ -30,6 +31,7 @@ export function __gpsimd_enter(ctx: usize): void {
   reset_copy_counters();
   reset_access_counters();
   forget_cached_block();
+  reset_write_log();
   __gpsimd_heap_reset(<usize>load<u32>(ctx, CTX_HEAP_BASE), <usize>load<u32>(ctx, CTX_HEAP_END));
 }
 
@@ -46,6 +48,7 @@ export function __gpsimd_enter_from(ctx: usize, template: usize, core: i32): voi
 
 /** Checks what the kernel left behind: unclosed write streams, overwritten TCM guards, TCM leaks. Returns 0. */
 export function __gpsimd_exit(): i32 {
+  flush_write_bitmap();
   store<u32>(CTX, <u32>__gpsimd_heap_peak(), CTX_HEAP_PEAK);
   flush_copy_counters();
   flush_access_counters();

@@ -1,8 +1,24 @@
 // Output write log: the element intervals this core copied into the output,
 // merged on the fly, so the host can find overlaps and gaps between cores.
-import { CTX_WLOG, CTX_WLOG_COUNT, MAX_WLOG, FLAG_LOG_WRITES, TD_FLAGS, TDF_OUTPUT } from "./layout";
-import { CTX, FLAGS } from "./core";
+// Single-element writes that do not extend the last interval (an element-wise
+// accessor writing out of order, e.g. a transpose) would each add an interval
+// and drain the log to the host every 512 writes; instead they set a bit in a
+// coverage bitmap taken from the top of the kernel heap, which becomes
+// intervals again when the kernel returns. A heap too full for the bitmap
+// keeps the interval log (correct, slower).
+import { CTX_WLOG, CTX_WLOG_COUNT, MAX_WLOG, FLAG_LOG_WRITES, TD_FLAGS, TDF_OUTPUT, TD_NUMEL } from "./layout";
+import { CTX, FLAGS, is_multicore } from "./core";
 import { host_drain_write_log } from "./bindings/host";
+
+/** The coverage bitmap of this launch (one bit per output element), 0 when none; BITMAP_NONE when the heap had no room. */
+let bitmap: usize = 0;
+let bitmapWords: u32 = 0;
+const BITMAP_NONE: usize = 1;
+
+/** Forgets the bitmap (at the start of a launch: the heap it lived in is emptied). */
+export function reset_write_log(): void {
+  bitmap = 0;
+}
 
 /** Records that elements [start, end) of the output were written by this core. */
 export function log_write(start: u32, end: u32): void {
@@ -19,8 +35,44 @@ export function log_write(start: u32, end: u32): void {
   store<i32>(CTX, n + 1, CTX_WLOG_COUNT);
 }
 
+/** Records a write of element i of the output (at desc): extends the last interval, or sets the element's bit. */
+function log_element_write(desc: usize, i: u32): void {
+  const n = load<i32>(CTX, CTX_WLOG_COUNT);
+  if (n > 0 && load<u32>(CTX + CTX_WLOG + <usize>((n - 1) << 3), 4) == i) { log_write(i, i + 1); return; }
+  if (bitmap == 0) {
+    // Single-core only: the cross-core checks read intervals in the order the cores logged them.
+    bitmapWords = <u32>((load<i64>(desc, TD_NUMEL) + 31) >> 5);
+    const at = is_multicore() ? 0 : __gpsimd_heap_take_top(<usize>bitmapWords << 2);
+    if (at != 0) memory.fill(at, 0, <usize>bitmapWords << 2);
+    bitmap = at != 0 ? at : BITMAP_NONE;
+  }
+  if (bitmap == BITMAP_NONE) { log_write(i, i + 1); return; }
+  const word = bitmap + (<usize>(i >> 5) << 2);
+  store<u32>(word, load<u32>(word) | (<u32>1 << (i & 31)));
+}
+
+/** Turns the coverage bitmap into intervals of the log (when the kernel returns, before the host reads the log). */
+export function flush_write_bitmap(): void {
+  if (bitmap <= BITMAP_NONE) return;
+  for (let w: u32 = 0; w < bitmapWords; w++) {
+    let bits = load<u32>(bitmap + (<usize>w << 2));
+    const base = w << 5;
+    if (bits == 0xFFFFFFFF) { log_write(base, base + 32); continue; }
+    while (bits != 0) {
+      const first = ctz(bits);
+      const ones = ctz(~(bits >> first)); // a run of set bits from `first` (32 - first when it reaches the top)
+      log_write(base + first, base + first + ones);
+      bits = ones + first >= 32 ? 0 : bits & ~((<u32>-1 >> (32 - ones - first)));
+    }
+  }
+  bitmap = 0;
+}
+
 /** Records a write of elements [start, end) into the tensor at desc, if it is the output and writes are logged. */
 // @ts-ignore: decorator
 @inline export function log_output_write(desc: usize, start: u32, end: u32): void {
-  if ((FLAGS & FLAG_LOG_WRITES) && (load<i32>(desc, TD_FLAGS) & TDF_OUTPUT)) log_write(start, end);
+  if ((FLAGS & FLAG_LOG_WRITES) && (load<i32>(desc, TD_FLAGS) & TDF_OUTPUT)) {
+    if (end == start + 1) log_element_write(desc, start);
+    else log_write(start, end);
+  }
 }

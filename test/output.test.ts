@@ -3,7 +3,8 @@
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { custom_op, ops, randn, shutdown, UnwrittenOutputError, type Library } from "gpsimd";
+import { custom_op, ops, randn, tensor, kInt, shutdown, UnwrittenOutputError, type Library } from "gpsimd";
+import { Rng } from "gpsimd";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let lib: Library;
@@ -54,6 +55,47 @@ describe("output coverage (single core)", () => {
   it("checks asynchronous calls the same way", async () => {
     const e = await ops.output_fixtures.copy_prefix.async(randn([3000]), 2500).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(UnwrittenOutputError);
+  });
+});
+
+describe("output coverage of element-wise writes in any order", () => {
+  /** A random subset of [0, n) in random order, and the gaps it leaves (the independent reference). */
+  function scattered(rng: Rng, n: number, keep: number): { idx: Int32Array; gaps: [number, number][]; unwritten: number } {
+    const order = Array.from({ length: n }, (_, i) => i);
+    for (let i = n - 1; i > 0; i--) { const j = rng.int(0, i); [order[i], order[j]] = [order[j], order[i]]; }
+    const written = new Set(order.filter(() => rng.uniform() < keep));
+    const idx = Int32Array.from(order.filter((i) => written.has(i)));
+    const gaps: [number, number][] = [];
+    for (let i = 0; i < n; i++) {
+      if (written.has(i)) continue;
+      if (gaps.length && gaps[gaps.length - 1][1] === i) gaps[gaps.length - 1][1] = i + 1;
+      else gaps.push([i, i + 1]);
+    }
+    return { idx, gaps, unwritten: n - written.size };
+  }
+
+  function check(call: (x: ReturnType<typeof randn>, idx: ReturnType<typeof tensor>) => unknown, n: number, keep: number, seed: number): void {
+    const rng = new Rng(seed);
+    const { idx, gaps, unwritten } = scattered(rng, n, keep);
+    const x = randn([n], { seed });
+    const e = catchError(() => { const out = call(x, tensor(idx, [idx.length], kInt)) as { data(): Float32Array }; if (unwritten === 0) { expect(out.data()).toEqual(x.data()); throw new Error("ok"); } });
+    if (unwritten === 0) { expect(e.message).toBe("ok"); return; }
+    expect(e).toBeInstanceOf(UnwrittenOutputError);
+    const details = (e as UnwrittenOutputError).details as { gaps: [number, number][]; unwritten: number };
+    expect(details.unwritten).toBe(unwritten);
+    expect(details.gaps).toEqual(gaps.slice(0, details.gaps.length));
+    expect(details.gaps.length).toBe(Math.min(gaps.length, 8));
+  }
+
+  it("finds exactly the unwritten elements, whatever the write order (sizes across word boundaries)", () => {
+    const sizes = [1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 4097];
+    sizes.forEach((n, k) => {
+      for (const keep of [1, 0.999, 0.9, 0.5]) check((x, idx) => ops.output_fixtures.scatter(x, idx), n, keep, 1000 * k + Math.round(keep * 1000));
+    });
+  });
+
+  it("is exact when the kernel heap is too full for a coverage bitmap", () => {
+    for (const keep of [1, 0.99]) check((x, idx) => ops.output_fixtures.scatter_full_heap(x, idx, 16 * 1024), 60_000, keep, 7 + Math.round(keep * 100));
   });
 });
 

@@ -29,6 +29,21 @@ export function __gpsimd_heap_reset(start: usize, end: usize): void {
   heapEnd = end;
 }
 
+/**
+ * Takes `bytes` (16-byte aligned) off the top of the heap for the kernel
+ * library's own bookkeeping, only if that leaves at least three times as much
+ * free below it; returns the address, or 0 when the heap is too full.
+ */
+// @ts-ignore: decorator
+@unsafe @global
+export function __gpsimd_heap_take_top(bytes: usize): usize {
+  const size = (bytes + 15) & ~15;
+  const top = (heapEnd - size) & ~15;
+  if (heapEnd < offset || heapEnd - offset < size * 4) return 0;
+  heapEnd = top;
+  return top;
+}
+
 /** Highest address the heap reached since the last reset. */
 // @ts-ignore: decorator
 @unsafe @global
