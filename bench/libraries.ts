@@ -33,6 +33,15 @@ export function emptyKernel(kind: "single" | "multicore" | "multicore-1core"): L
   });
 }
 
+/** Element-wise accessor kernels that write in order (copy2d) and out of order (transpose2d), single-core. */
+export function accessorOrderKernels(): Library {
+  return load({
+    name: "bench_accessor_order",
+    compute_srcs: [path.join(KERNELS, "transpose.ts")],
+    shape_srcs: [path.join(KERNELS, "register-transpose.ts")],
+  });
+}
+
 /** Unloads every library and stops the core threads. */
 export async function unloadAll(): Promise<void> {
   for (const lib of loaded.values()) lib.unload();

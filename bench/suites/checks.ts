@@ -5,7 +5,7 @@ import { ops, tensor, randn, type Library, type Tensor, type RuntimeOptions } fr
 import { giou } from "../../ops/giou/reference.js";
 import { w1Boxes, W1_BATCH, W1_BOXES } from "../../ops/giou/boxes.js";
 import { reluForward, reluBackward } from "../../ops/relu/reference.js";
-import { shipped } from "../libraries.js";
+import { shipped, accessorOrderKernels } from "../libraries.js";
 import { GIOU_TOLERANCE } from "./giou.js";
 import { reluWorkloadName } from "./relu.js";
 import type { Suite, Workload } from "../suite.js";
@@ -69,6 +69,24 @@ export const checksSuite: Suite = {
         });
       }
     });
+    // Element-wise accessors writing in order and out of order: 2 accesses (a read and a write) per element.
+    const order = accessorOrderKernels();
+    scope.atEnd(() => order.configure(ON));
+    const [rows, cols] = ACCESSOR_ORDER_SIZE;
+    const m = scope.keep(randn([rows, cols], { seed: 99 }));
+    const ms = m.data() as Float32Array;
+    const transposed = new Float32Array(ms.length);
+    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) transposed[j * rows + i] = ms[i * cols + j];
+    for (const [kernel, reference] of [["copy2d", ms], ["transpose2d", transposed]] as const) {
+      workloads.push({
+        name: `${kernel}-elementwise`, title: `Element-wise accessor ${kernel === "copy2d" ? "copy (writes in order)" : "transpose (writes out of order)"}, [${rows}, ${cols}]`,
+        reference, tolerance: { abs: 0, rel: 0 }, baseline: "checks-off", elements: rows * cols, paired: true,
+        variants: onOff(order, () => ops.bench_accessor_order[kernel](m)),
+      });
+    }
     return workloads;
   },
 };
+
+/** Size of the element-wise copy and transpose workloads. */
+export const ACCESSOR_ORDER_SIZE = [256, 512] as const;
