@@ -35,10 +35,8 @@ export function log_write(start: u32, end: u32): void {
   store<i32>(CTX, n + 1, CTX_WLOG_COUNT);
 }
 
-/** Records a write of element i of the output (at desc): extends the last interval, or sets the element's bit. */
+/** Records a write of element i of the output (at desc) that does not extend the last interval: sets the element's bit. */
 function log_element_write(desc: usize, i: u32): void {
-  const n = load<i32>(CTX, CTX_WLOG_COUNT);
-  if (n > 0 && load<u32>(CTX + CTX_WLOG + <usize>((n - 1) << 3), 4) == i) { log_write(i, i + 1); return; }
   if (bitmap == 0) {
     // Single-core only: the cross-core checks read intervals in the order the cores logged them.
     bitmapWords = <u32>((load<i64>(desc, TD_NUMEL) + 31) >> 5);
@@ -72,7 +70,11 @@ export function flush_write_bitmap(): void {
 // @ts-ignore: decorator
 @inline export function log_output_write(desc: usize, start: u32, end: u32): void {
   if ((FLAGS & FLAG_LOG_WRITES) && (load<i32>(desc, TD_FLAGS) & TDF_OUTPUT)) {
-    if (end == start + 1) log_element_write(desc, start);
-    else log_write(start, end);
+    if (end != start + 1) { log_write(start, end); return; }
+    // Element-wise writes in order extend the last interval: the common case, inline.
+    const n = load<i32>(CTX, CTX_WLOG_COUNT);
+    const last = CTX + CTX_WLOG + <usize>((n - 1) << 3);
+    if (n > 0 && load<u32>(last, 4) == start) store<u32>(last, end, 4);
+    else log_element_write(desc, start);
   }
 }
