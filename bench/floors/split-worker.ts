@@ -1,6 +1,8 @@
 // A floor thread (split.ts): instantiates the floor module over the shared
-// memory, then runs its part of every split run. It spins for a while after a
-// run (the next one usually follows at once) and then sleeps on the generation word.
+// memory, then runs its part of every split run. It spins briefly after a run
+// (in a burst the next one follows at once) and then sleeps on the generation
+// word until notified: a long spin would take a CPU from the kernels timed in
+// the same rounds (2 CPUs here).
 import { parentPort, workerData } from "node:worker_threads";
 import { GEN, DONE, FN, RANGES, ARGS, FUNCTIONS } from "./split.js";
 
@@ -12,7 +14,7 @@ let seen = Atomics.load(control, GEN);
 for (;;) {
   let spins = 0;
   while (Atomics.load(control, GEN) === seen) {
-    if (++spins > 2_000_000) Atomics.wait(control, GEN, seen, 50);
+    if (++spins > 100_000) Atomics.wait(control, GEN, seen);
   }
   seen = Atomics.load(control, GEN);
   const fn = FUNCTIONS[control[FN]];

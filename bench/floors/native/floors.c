@@ -58,6 +58,7 @@ static unsigned rng = 12345;
 static float uniform(void) { rng = rng * 1664525u + 1013904223u; return (rng >> 8) * (1.0f / 16777216.0f); }
 
 int main(int argc, char **argv) {
+  double start = 0;
   if (argc != 4) { fprintf(stderr, "usage: floors giou|relu-fwd|relu-bwd|copy-chunks N CALLS\n"); return 2; }
   const char *w = argv[1];
   long n = atol(argv[2]), calls = atol(argv[3]);
@@ -76,8 +77,9 @@ int main(int argc, char **argv) {
     }
     a[i] = uniform() * 2 - 1; /* relu inputs: random signs */
   }
-  double start = now();
-  for (long c = 0; c < calls; c++) {
+  /* One untimed call first: the output's pages are faulted in, as they are for the kernels (warm, reused tensors). */
+  for (long c = -1; c < calls; c++) {
+    if (c == 0) start = now();
     if (!strcmp(w, "giou")) giou(o, a, b, n);
     else if (!strcmp(w, "relu-fwd")) relu_fwd(o, a, n);
     else if (!strcmp(w, "relu-bwd")) relu_bwd(o, b, a, n);
@@ -85,7 +87,7 @@ int main(int argc, char **argv) {
     else { fprintf(stderr, "floors: unknown workload %s\n", w); return 2; }
     __asm__ volatile("" : : "r"(o) : "memory");
   }
-  double t = (now() - start) / calls;
+  double t = (now() - start) / calls; /* calls >= 1 */
   printf("%.9g\n", t);
   return 0;
 }
