@@ -2,7 +2,7 @@
 // lane per core, and a text summary: bytes moved and calls per core, load
 // imbalance, wall time on this machine and the estimated device time.
 import { writeFileSync } from "node:fs";
-import { profile, chromeTrace, GpsimdError, Tensor, type ProfileResult } from "../host/index.js";
+import { profile, chromeTrace, GpsimdError, Tensor, DEVICES, type ProfileResult, type DeviceName } from "../host/index.js";
 import { openLibrary, requireOp } from "./library-source.js";
 import { PROFILE } from "./specs.js";
 import { kernelArguments, describeArguments } from "./inputs.js";
@@ -23,16 +23,20 @@ export function profileSummary(r: ProfileResult, traceFile: string): string {
     const n = c.counters;
     return [
       c.core, c.thread < 0 ? "host" : String(c.thread), duration(spans[k]), bytes(n.tcmInBytes), n.tcmInCalls, bytes(n.tcmOutBytes), n.tcmOutCalls,
-      `${n.elemReads}/${n.elemWrites}`, `${n.streamReads}/${n.streamWrites}`, n.printfCalls, duration(ms(e.cores[k].totalNs)),
+      `${n.elemReads}/${n.elemWrites}`, `${n.streamReads}/${n.streamWrites}`, n.printfCalls,
+      duration(ms(e.cores[k].accessorNs)), duration(ms(e.cores[k].dmaNs)), duration(ms(e.cores[k].computeNs)), duration(ms(e.cores[k].totalNs)),
     ];
   });
+  const slowest = e.cores.reduce((a, b) => (b.totalNs > a.totalNs ? b : a), e.cores[0]);
+  const mean = e.cores.reduce((s, c) => s + c.totalNs, 0) / Math.max(1, e.cores.length);
   const bound = e.bound === "HBM bandwidth" ? "HBM bandwidth" : `slowest: ${e.bound}`;
   return [
     `profile ${r.op} (${r.multicore ? `multicore, ${t.cores.length} cores` : "single core"})`,
     `wall time on this machine: median ${duration(r.wall.median)} (min ${duration(r.wall.min)}, max ${duration(r.wall.max)}) untraced; ${duration(r.tracedWall.median)} traced`,
-    `estimated device time (GpSimd cost model, an estimate): ${duration(ms(e.totalNs))} = launch ${duration(ms(e.launchNs))} + kernel ${duration(ms(e.kernelNs))} (${bound})${e.returnCopyNs ? ` + returned-tensor copy ${duration(ms(e.returnCopyNs))}` : ""}`,
+    `estimated device time on ${e.device} (GpSimd cost model, an estimate): ${duration(ms(e.totalNs))} = launch ${duration(ms(e.launchNs))} + kernel ${duration(ms(e.kernelNs))} (${bound})${e.returnCopyNs ? ` + returned-tensor copy ${duration(ms(e.returnCopyNs))}` : ""}`,
+    `  the slowest core's estimate: accessor ${duration(ms(slowest.accessorNs))}, DMA ${duration(ms(slowest.dmaNs))}, compute ${duration(ms(slowest.computeNs))}: ${e.limitedBy}-bound${e.cores.length > 1 ? `; it holds the others back by ${duration(ms(slowest.totalNs - mean))} (${((slowest.totalNs / mean - 1) * 100).toFixed(0)} % over the mean)` : ""}`,
     "",
-    table(["core", "thread", "span", "TCM in", "calls", "TCM out", "calls", "elem r/w", "stream r/w", "printf", "est. device"], rows),
+    table(["core", "thread", "span", "TCM in", "calls", "TCM out", "calls", "elem r/w", "stream r/w", "printf", "est. accessor", "est. DMA", "est. compute", "est. total"], rows),
     "",
     `load imbalance (slowest / mean): wall spans ${(Math.max(...spans) / meanSpan).toFixed(2)}, estimate ${e.imbalance.toFixed(2)}`,
     `bytes moved: ${bytes(t.cores.reduce((s, c) => s + c.counters.tcmInBytes + c.counters.tcmOutBytes, 0))} through TCM copies${t.returnedBytes ? `, ${bytes(t.returnedBytes)} returned-tensor copy` : ""}`,
@@ -56,7 +60,9 @@ export function profileCommand(argv: string[]): number {
   const bar = progress("gpsimd profile");
   let result: ProfileResult;
   try {
-    result = profile(library, opName, args, { runs: intOption(values, "runs", 10, 1), traceRuns: intOption(values, "trace-runs", 3, 1), progress: (d, n) => bar.update(d, n) });
+    const device = (values.device as string | undefined) ?? "trn1";
+    if (!(device in DEVICES)) throw new UsageError(`gpsimd profile: --device must be one of ${Object.keys(DEVICES).join(", ")}, got ${device}`);
+    result = profile(library, opName, args, { runs: intOption(values, "runs", 10, 1), traceRuns: intOption(values, "trace-runs", 3, 1), progress: (d, n) => bar.update(d, n), device: device as DeviceName });
   } catch (e) {
     if (e instanceof GpsimdError) throw new CommandError(`${e.name} [${e.code}]: ${e.message}`, EXIT.FAILED);
     throw e;

@@ -116,6 +116,8 @@ options:${INPUT_HELP}
   --runs N         untraced calls to time (default 10)
   --trace-runs N   traced calls; the median one is written (default 3)
   --trace FILE     where the trace goes (default <library>-<op>.trace.json)
+  --device D       the device the estimate describes: trn1 (default; NeuronCore-v2, where custom
+                   C++ operators run) or trn2 (an extrapolation: 1.2 GHz, the cores' own DMA)
   --variant V      the variant of a folder
   --out DIR        where a folder's library is built (default ${DEFAULT_OUT})
   -h, --help       this help
@@ -123,6 +125,6 @@ options:${INPUT_HELP}
 exit codes: 0 profiled, 1 the operator raised an error, 2 bad command line, 3 compile error, 4 load error`,
   options: {
     ...INPUT_OPTIONS, values: { type: "string" }, runs: { type: "string" }, "trace-runs": { type: "string" }, trace: { type: "string" },
-    variant: { type: "string" }, out: { type: "string" },
+    device: { type: "string" }, variant: { type: "string" }, out: { type: "string" },
   },
 };

@@ -15,6 +15,8 @@ export { setOutput, type OutputSinks } from "./output.js";
 export { shutdown } from "./cores/pool.js";
 export { hbm, type DeviceMemory } from "./device/hbm.js";
 export { Rng } from "./device/rng.js";
-export { profile, chromeTrace, estimateLaunch, GPSIMD_COST_MODEL, type ProfileOptions, type ProfileResult, type DeviceEstimate, type CostModel, type LaunchTrace, type CoreTrace, type ChromeTrace } from "./profiling/profile.js";
+export {
+  profile, chromeTrace, estimateLaunch, onDevice, GPSIMD_COST_MODEL, DEVICES, TRN1, TRN2, fitCostModel, predictions, trainingEstimateIterPerSecond, CALIBRATION_POINTS, HOST_FLOOR_NS,
+  type DeviceProfile, type DeviceName, type CalibrationPoint, type Fit, type ProfileOptions, type ProfileResult, type DeviceEstimate, type CostModel, type LaunchTrace, type CoreTrace, type ChromeTrace } from "./profiling/profile.js";
 export * from "./checks/errors.js";
 export * as autograd from "./autograd.js";

@@ -1,8 +1,9 @@
 // A profile as Chrome trace JSON (the Trace Event Format, which Perfetto and
 // chrome://tracing open): process 1 is the GpSimd engine with one lane per
 // core (its kernel span, TCM copies, stream refills and flushes, TCM blocks,
-// printf, and a counter of TCM bytes in use); process 0 is the host with the
-// call as the caller saw it. Times are µs from the start of the call.
+// printf, a counter of TCM bytes in use, and counters of the estimated device
+// time by cause: accessor, DMA, compute); process 0 is the host with the call
+// as the caller saw it. Times are µs from the start of the call.
 import { TRACE_TCM_IN, TRACE_TCM_OUT, TRACE_STREAM_REFILL, TRACE_STREAM_FLUSH, TRACE_TCM_MALLOC, TRACE_TCM_FREE } from "../device/layout.js";
 import { TRACE_KIND_NAMES, TRACE_PRINTF, type TraceEvent } from "./trace.js";
 import type { ProfileResult } from "./profile.js";
@@ -77,6 +78,13 @@ export function chromeTrace(result: ProfileResult): ChromeTrace {
         args: { ...core.counters, estimated_device_us: estimate ? estimate.totalNs / 1e3 : 0, dropped_events: core.dropped, printf: core.printf || undefined },
       },
     );
+    if (estimate) {
+      // The estimate by cause as a counter on the core's lane: which of the three bounds this core, at a glance.
+      events.push({
+        name: `core ${core.core} estimated device µs`, ph: "C", ts: us(core.start), pid: ENGINE_PID, tid,
+        args: { accessor: estimate.accessorNs / 1e3, dma: estimate.dmaNs / 1e3, compute: estimate.computeNs / 1e3 },
+      });
+    }
     let tcmInUse = 0;
     for (const e of core.events) {
       const name = TRACE_KIND_NAMES[e.kind] ?? `event ${e.kind}`;
@@ -92,7 +100,10 @@ export function chromeTrace(result: ProfileResult): ChromeTrace {
     otherData: {
       op: trace.op, multicore: trace.multicore, cores: trace.cores.length,
       wall_ms: result.wall, traced_wall_ms: result.tracedWall,
-      estimated_device_time_us: { note: "an estimate from the cost model (docs/cost-model.md), not a measurement", total: result.estimate.totalNs / 1e3, launch: result.estimate.launchNs / 1e3, kernel: result.estimate.kernelNs / 1e3, bound: result.estimate.bound },
+      estimated_device_time_us: {
+        note: "an estimate from the cost model (docs/cost-model.md), not a measurement", device: result.estimate.device,
+        total: result.estimate.totalNs / 1e3, launch: result.estimate.launchNs / 1e3, kernel: result.estimate.kernelNs / 1e3, bound: result.estimate.bound, limited_by: result.estimate.limitedBy,
+      },
     },
   };
 }

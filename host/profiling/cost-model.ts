@@ -1,49 +1,40 @@
-// Estimated device time: a cost model of the GpSimd engine that turns what a
-// launch did (the counters each core kept, the bytes of a returned tensor)
-// into the time the same launch would take on a NeuronCore-v2. It is an
-// estimate, not a measurement: it depends only on counted events, never on
-// this machine's wall time, so it is the same on every run and every machine.
-// docs/cost-model.md derives the constants and states how well they
-// reproduce the seeds' published numbers (host/profiling/cost-calibration.ts).
+// Estimated device time: what a launch did (the counters each core kept, the
+// bytes of a returned tensor) turned into the time the same launch would take
+// on a NeuronCore's GpSimd engine. The hardware constants are the documented
+// figures of host/profiling/device.ts; two costs have no public figure and are
+// fitted to the seeds' single-core inference numbers (cost-calibration.ts):
+// an element-wise accessor access, and the fixed cost of an end-to-end step.
+// The estimate depends only on counted events, never on this machine's clock.
+// docs/cost-model.md derives it and shows the hold-out predictions.
+import { TRN1, type DeviceProfile } from "./device.js";
 import type { CoreCounters } from "./trace.js";
 
-/** The constants of the model. Times in ns, bandwidths in bytes per ns (= GB/s). */
+/** The model: a device and the costs no document gives. */
 export interface CostModel {
-  /** Fixed cost of one operator launch on the engine; the cores of a multicore launch start together. */
-  launchNs: number;
-  /** One element-wise accessor read or write: a round trip from the core to HBM. Fitted (W3 element-wise vs TCM). */
+  device: DeviceProfile;
+  /** One element-wise accessor read or write: a round trip from the core to HBM over the low-bandwidth interface. Fitted. */
   elementAccessNs: number;
-  /** One stream accessor read() or write(): a load or store in the 4 KB TCM cache, its refills amortised. Assumed. */
-  streamAccessNs: number;
-  /** Fixed cost of one tensor_to_tcm or tcm_to_tensor call (setting up the transfer). Assumed. */
-  tcmCopyCallNs: number;
-  /** Bytes one core moves per ns with TCM copies. Fitted (W1). */
-  tcmCopyBytesPerNs: number;
-  /** Bytes per ns of plain stores from a core to HBM: fills of kernel-made tensors (zeros, full, ...) and the copy of a returned tensor. Fitted (W3 TCM vs multicore). */
-  hbmStoreBytesPerNs: number;
-  /** HBM bytes per ns shared by all cores: a floor under a launch's kernel time, whatever the number of cores. Assumed. */
-  hbmBytesPerNs: number;
-  /** Compute per 4-byte word a core brings into TCM (the kernel works on what it copies in). Assumed. */
-  computeNsPerWord: number;
-  /** One printf call (formatted into the ring). Assumed. */
-  printfNs: number;
+  /** Fixed cost of one operator launch on the engine (its cores start together). No public figure; not separable from the host floor in the published end-to-end times: assumed (docs/cost-model.md). */
+  launchNs: number;
+  /** Cycles of one stream accessor read() or write() beyond its 4 KB refills and flushes (a TCM load or store). */
+  streamAccessCycles: number;
+  /** Cycles of one printf (formatting into the ring). Assumed. */
+  printfCycles: number;
 }
 
-/**
- * The GpSimd engine, calibrated on the seeds' numbers (docs/cost-model.md): the fitted constants are
- * rounded results of host/profiling/cost-calibration.ts, the assumed ones are stated there with their reasons.
- */
+/** The GpSimd engine of trn1/inf2 with the fitted element-wise access cost (rounded result of fitCostModel()). */
 export const GPSIMD_COST_MODEL: Readonly<CostModel> = Object.freeze({
-  launchNs: 5_000,
-  elementAccessNs: 242,
-  streamAccessNs: 2,
-  tcmCopyCallNs: 20,
-  tcmCopyBytesPerNs: 33.5,
-  hbmStoreBytesPerNs: 3.07,
-  hbmBytesPerNs: 400,
-  computeNsPerWord: 0.05,
-  printfNs: 2_000,
+  device: TRN1,
+  elementAccessNs: 243,
+  launchNs: 10_000,
+  streamAccessCycles: 1,
+  printfCycles: 2_000,
 });
+
+/** The same model on another device (the fitted costs carried over). */
+export function onDevice(device: DeviceProfile, m: CostModel = GPSIMD_COST_MODEL): CostModel {
+  return { ...m, device };
+}
 
 /** What one launch did, as the cost model reads it. */
 export interface LaunchCounts {
@@ -53,20 +44,21 @@ export interface LaunchCounts {
   returnedBytes: number;
 }
 
-/** One core's estimated time, by cause (ns). */
+/** One core's estimated time, by where it goes (ns). */
 export interface CoreEstimate {
   core: number;
   totalNs: number;
-  elementwiseNs: number;
-  streamNs: number;
-  tcmCopyNs: number;
+  /** Element-wise accessor round trips to HBM, and stream accessor element accesses. */
+  accessorNs: number;
+  /** DMA transfers: TCM copies, stream refills and flushes, fills of kernel-made tensors. */
+  dmaNs: number;
+  /** The core's own arithmetic on what it copied in, and printf formatting. */
   computeNs: number;
-  fillNs: number;
-  printfNs: number;
 }
 
 /** The estimated device time of one launch (ns). */
 export interface DeviceEstimate {
+  device: string;
   /** launch + kernel + returned-tensor copy. */
   totalNs: number;
   launchNs: number;
@@ -74,38 +66,53 @@ export interface DeviceEstimate {
   kernelNs: number;
   /** Copying a returned tensor into the output (single-core kernels that do not write get_dst_tensor()). */
   returnCopyNs: number;
-  /** Every core's HBM bytes over the shared bandwidth. */
+  /** Every core's HBM bytes over the NeuronCore's share of HBM bandwidth. */
   hbmFloorNs: number;
   /** What decides kernelNs: "core <k>" or "HBM bandwidth". */
   bound: string;
+  /** What bounds the slowest core: "accessor", "DMA" or "compute". */
+  limitedBy: "accessor" | "DMA" | "compute";
   /** Slowest core over the mean of the cores (1 = balanced). */
   imbalance: number;
   cores: CoreEstimate[];
 }
 
+const STREAM_CACHE_BYTES = 4096;
+
+/** ns of n DMA transfers moving `bytes` in all, on one core. */
+function dma(d: DeviceProfile, transfers: number, bytes: number): number {
+  return transfers * d.dmaFixedNs + bytes / d.dmaBytesPerNs;
+}
+
 /** Estimated time of one core's work. */
 export function estimateCore(core: number, c: CoreCounters, m: CostModel = GPSIMD_COST_MODEL): CoreEstimate {
-  const elementwiseNs = (c.elemReads + c.elemWrites) * m.elementAccessNs;
-  const streamNs = (c.streamReads + c.streamWrites) * m.streamAccessNs;
-  const tcmCopyNs = (c.tcmInCalls + c.tcmOutCalls) * m.tcmCopyCallNs + (c.tcmInBytes + c.tcmOutBytes) / m.tcmCopyBytesPerNs;
-  const computeNs = (c.tcmInBytes / 4) * m.computeNsPerWord;
-  const fillNs = c.fillBytes / m.hbmStoreBytesPerNs;
-  const printfNs = c.printfCalls * m.printfNs;
-  return { core, totalNs: elementwiseNs + streamNs + tcmCopyNs + computeNs + fillNs + printfNs, elementwiseNs, streamNs, tcmCopyNs, computeNs, fillNs, printfNs };
+  const d = m.device;
+  const streamAccesses = c.streamReads + c.streamWrites;
+  // A stream moves its elements through a 4 KB TCM cache: one DMA per 4 KB (elements counted as 4 bytes).
+  const streamBytes = streamAccesses * 4;
+  const accessorNs = (c.elemReads + c.elemWrites) * m.elementAccessNs + (streamAccesses * m.streamAccessCycles) / d.clockGHz;
+  const dmaNs = dma(d, c.tcmInCalls + c.tcmOutCalls, c.tcmInBytes + c.tcmOutBytes)
+    + dma(d, Math.ceil(streamBytes / STREAM_CACHE_BYTES), streamBytes)
+    + (c.fillBytes > 0 ? dma(d, 1, c.fillBytes) : 0);
+  // Each word copied into TCM is worked on once by the vector unit (16 fp32 lanes a cycle): see docs/cost-model.md.
+  const computeNs = (c.tcmInBytes / 4 / d.lanesF32 + c.printfCalls * m.printfCycles) / d.clockGHz;
+  return { core, totalNs: accessorNs + dmaNs + computeNs, accessorNs, dmaNs, computeNs };
 }
 
 /** Estimated device time of one launch. */
 export function estimateLaunch(counts: LaunchCounts, m: CostModel = GPSIMD_COST_MODEL): DeviceEstimate {
   const cores = counts.cores.map((c, k) => estimateCore(k, c, m));
   const slowest = cores.reduce((a, b) => (b.totalNs > a.totalNs ? b : a), cores[0] ?? estimateCore(0, zeroCounters(), m));
-  const hbmBytes = counts.cores.reduce((sum, c) => sum + c.tcmInBytes + c.tcmOutBytes + c.fillBytes, 0);
-  const hbmFloorNs = hbmBytes / m.hbmBytesPerNs;
+  const hbmBytes = counts.cores.reduce((sum, c) => sum + c.tcmInBytes + c.tcmOutBytes + c.fillBytes + 4 * (c.streamReads + c.streamWrites), 0);
+  const hbmFloorNs = hbmBytes / m.device.hbmBytesPerNs;
   const kernelNs = Math.max(slowest.totalNs, hbmFloorNs);
-  const returnCopyNs = (2 * counts.returnedBytes) / m.hbmStoreBytesPerNs; // each byte loaded and stored
+  const returnCopyNs = counts.returnedBytes > 0 ? dma(m.device, 1, counts.returnedBytes) : 0;
   const mean = cores.reduce((sum, c) => sum + c.totalNs, 0) / Math.max(1, cores.length);
+  const parts = { accessor: slowest.accessorNs, DMA: slowest.dmaNs, compute: slowest.computeNs };
+  const limitedBy = (Object.keys(parts) as (keyof typeof parts)[]).reduce((a, b) => (parts[b] > parts[a] ? b : a));
   return {
-    totalNs: m.launchNs + kernelNs + returnCopyNs, launchNs: m.launchNs, kernelNs, returnCopyNs, hbmFloorNs,
-    bound: hbmFloorNs > slowest.totalNs ? "HBM bandwidth" : `core ${slowest.core}`,
+    device: m.device.name, totalNs: m.launchNs + kernelNs + returnCopyNs, launchNs: m.launchNs, kernelNs, returnCopyNs, hbmFloorNs,
+    bound: hbmFloorNs > slowest.totalNs ? "HBM bandwidth" : `core ${slowest.core}`, limitedBy,
     imbalance: mean > 0 ? slowest.totalNs / mean : 1, cores,
   };
 }

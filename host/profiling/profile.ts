@@ -4,10 +4,13 @@
 import type { Library } from "../library/library.js";
 import type { Tensor } from "../device/tensor.js";
 import type { LaunchTrace } from "./trace.js";
-import { estimateLaunch, type DeviceEstimate } from "./cost-model.js";
+import { estimateLaunch, onDevice, type DeviceEstimate } from "./cost-model.js";
+import { DEVICES, type DeviceName } from "./device.js";
 import { OptionError } from "../checks/errors.js";
 
-export { GPSIMD_COST_MODEL, estimateLaunch, type CostModel, type DeviceEstimate, type CoreEstimate, type LaunchCounts } from "./cost-model.js";
+export { GPSIMD_COST_MODEL, estimateLaunch, onDevice, type CostModel, type DeviceEstimate, type CoreEstimate, type LaunchCounts } from "./cost-model.js";
+export { DEVICES, TRN1, TRN2, type DeviceProfile, type DeviceName } from "./device.js";
+export { fitCostModel, predictions, trainingEstimateIterPerSecond, CALIBRATION_POINTS, HOST_FLOOR_NS, type CalibrationPoint, type Fit } from "./cost-calibration.js";
 export { chromeTrace, type ChromeTrace, type ChromeTraceEvent } from "./chrome-trace.js";
 export type { LaunchTrace, CoreTrace, CoreCounters, TraceEvent } from "./trace.js";
 
@@ -21,6 +24,8 @@ export interface ProfileOptions {
   warmup?: number;
   /** Called after each call with (done, total), for progress displays. */
   progress?: (done: number, total: number) => void;
+  /** The device the estimate describes (default trn1: custom C++ operators run on NeuronCore-v2). */
+  device?: DeviceName;
 }
 
 /** Median, minimum and maximum of a set of times (ms). */
@@ -63,6 +68,8 @@ export function profile(library: Library, opName: string, args: unknown[], optio
   const runs = count(options.runs, 10, "runs", 1);
   const traceRuns = count(options.traceRuns, 3, "traceRuns", 1);
   const warmup = count(options.warmup, 2, "warmup", 0);
+  const device = options.device ?? "trn1";
+  if (!(device in DEVICES)) throw new OptionError("E_OPTION", `profile: device must be one of ${Object.keys(DEVICES).join(", ")}, got ${String(device)}`);
   const op = library.ops.get(opName);
   if (!op) throw new OptionError("E_OPTION", `profile: ${library.namespace} has no operator ${opName}; it has ${[...library.ops.keys()].join(", ")}`);
   const total = warmup + runs + traceRuns;
@@ -85,7 +92,7 @@ export function profile(library: Library, opName: string, args: unknown[], optio
     return {
       op: op.qualifiedName, multicore: library.multicore, params: op.kernel.params.map((p) => p.name),
       wall: timing(wall), tracedWall: timing(traced.map((t) => t.ms)), trace: median.trace,
-      estimate: estimateLaunch({ cores: median.trace.cores.map((c) => c.counters), returnedBytes: median.trace.returnedBytes }),
+      estimate: estimateLaunch({ cores: median.trace.cores.map((c) => c.counters), returnedBytes: median.trace.returnedBytes }, onDevice(DEVICES[device])),
     };
   } finally {
     library.configure(saved);
