@@ -52,6 +52,8 @@ export function profileCommand(argv: string[]): number {
   const { values, positionals } = parsed;
   if (positionals.length !== 2) throw new UsageError("gpsimd profile: give a library and an operator (gpsimd profile --help)");
   const [ref, opName] = positionals;
+  const device = (values.device as string | undefined) ?? "trn1";
+  if (!(device in DEVICES)) throw new UsageError(`gpsimd profile: --device must be one of ${Object.keys(DEVICES).join(", ")}, got ${device}`);
   const { library } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT);
   requireOp(library, opName);
   const kernel = library.ops.get(opName)!.kernel;
@@ -60,8 +62,6 @@ export function profileCommand(argv: string[]): number {
   const bar = progress("gpsimd profile");
   let result: ProfileResult;
   try {
-    const device = (values.device as string | undefined) ?? "trn1";
-    if (!(device in DEVICES)) throw new UsageError(`gpsimd profile: --device must be one of ${Object.keys(DEVICES).join(", ")}, got ${device}`);
     result = profile(library, opName, args, { runs: intOption(values, "runs", 10, 1), traceRuns: intOption(values, "trace-runs", 3, 1), progress: (d, n) => bar.update(d, n), device: device as DeviceName });
   } catch (e) {
     if (e instanceof GpsimdError) throw new CommandError(`${e.name} [${e.code}]: ${e.message}`, EXIT.FAILED);

@@ -167,10 +167,18 @@ describe("gpsimd profile", () => {
     expect(copiesIn).toHaveLength(8 * 256);
     expect(copiesIn.every((e) => e.args!.bytes === 4096)).toBe(true);
     expect(r.stdout).toContain("profile giou_multicore::giou (multicore, 8 cores)");
-    expect(r.stdout).toMatch(/estimated device time \(GpSimd cost model, an estimate\): \S+ µs/);
+    expect(r.stdout).toMatch(/estimated device time on trn1 \(GpSimd cost model, an estimate\): \S+ µs/);
+    // W1 moves 9 MB through 3 x 128 DMA transfers per core: DMA-bound, balanced.
+    expect(r.stdout).toMatch(/the slowest core's estimate: accessor 0\.00 µs, DMA \S+ µs, compute \S+ µs: DMA-bound/);
     expect(r.stdout).toMatch(/load imbalance \(slowest \/ mean\): wall spans \d+\.\d\d, estimate 1\.00/);
     expect(r.stdout).toContain("bytes moved: 9.00 MB through TCM copies");
   }, 180_000);
+
+  it("rejects a device the model does not know, as a usage error", async () => {
+    const r = await gpsimd(["profile", "giou_multicore", "giou", "--shape", "8,4,4", "--device", "trn9"], work);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--device must be one of trn1, trn2, got trn9");
+  }, 60_000);
 });
 
 describe("help and exit codes", () => {
