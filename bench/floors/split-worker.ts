@@ -4,7 +4,7 @@
 // word until notified: a long spin would take a CPU from the kernels timed in
 // the same rounds (2 CPUs here).
 import { parentPort, workerData } from "node:worker_threads";
-import { GEN, DONE, FN, RANGES, ARGS, FUNCTIONS } from "./split.js";
+import { GEN, DONE, FN, FAILED, RANGES, ARGS, FUNCTIONS } from "./split.js";
 
 const { module, memory, control, thread } = workerData as { module: WebAssembly.Module; memory: WebAssembly.Memory; control: Int32Array; thread: number };
 const exports = new WebAssembly.Instance(module, { env: { memory, abort: () => { throw new Error("floor module aborted"); } } }).exports as Record<string, (...a: number[]) => void>;
@@ -19,7 +19,12 @@ for (;;) {
   seen = Atomics.load(control, GEN);
   const fn = FUNCTIONS[control[FN]];
   const fixed = Array.from(control.subarray(ARGS, ARGS + ARITY[fn]));
-  exports[fn](...fixed, control[RANGES + 2 * thread], control[RANGES + 2 * thread + 1]);
+  try {
+    exports[fn](...fixed, control[RANGES + 2 * thread], control[RANGES + 2 * thread + 1]);
+  } catch (e) {
+    process.stderr.write(`bench floors: floor thread ${thread}: ${e instanceof Error ? e.stack : String(e)}\n`);
+    Atomics.store(control, FAILED, thread);
+  }
   Atomics.add(control, DONE, 1);
   Atomics.notify(control, DONE);
 }

@@ -5,8 +5,8 @@
 import { Worker } from "node:worker_threads";
 import type { FloorExports } from "./plain-wasm.js";
 
-/** Control words: [generation, done, function index, begin/end per thread..., fixed args...]. */
-const GEN = 0, DONE = 1, FN = 2, RANGES = 4, MAX_THREADS = 64, ARGS = RANGES + 2 * MAX_THREADS;
+/** Control words: [generation, done, function index, failed thread, begin/end per thread..., fixed args...]. */
+const GEN = 0, DONE = 1, FN = 2, FAILED = 3, RANGES = 4, MAX_THREADS = 64, ARGS = RANGES + 2 * MAX_THREADS;
 export const FUNCTIONS: (keyof FloorExports)[] = ["giou", "relu_forward", "relu_backward", "copy_chunks"];
 
 export class ThreadSplit {
@@ -39,6 +39,8 @@ export class ThreadSplit {
     // Spin briefly (a part usually ends within microseconds of ours), then sleep on the done word.
     for (let spins = 0, done = Atomics.load(c, DONE); done < this.workers.length; done = Atomics.load(c, DONE)) {
       if (++spins > 20_000) Atomics.wait(c, DONE, done, 10);
+      // A worker that threw says so here (its error event could not reach a thread waiting like this one).
+      if (Atomics.load(c, FAILED)) throw new Error(`bench floors: floor thread ${Atomics.load(c, FAILED)} failed (its error is on standard error)`);
     }
   }
 
@@ -47,4 +49,4 @@ export class ThreadSplit {
   }
 }
 
-export { GEN, DONE, FN, RANGES, ARGS };
+export { GEN, DONE, FN, FAILED, RANGES, ARGS };
