@@ -43,7 +43,7 @@ function barsSvg(w: WorkloadInfo, seconds: Map<string, number>, floors: FloorRou
   const all = [...variants, ...floorLines].map((v) => v.value).filter((v) => v > 0);
   if (all.length === 0) return "";
   const { x, ticks } = logAxis(Math.min(...all), Math.max(...all));
-  const top = 20, height = top + variants.length * ROW + 40 + floorLines.length * 14;
+  const top = 30, height = top + variants.length * ROW + 40 + floorLines.length * 14;
   const parts: string[] = [`<svg viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" role="img" aria-label="${escape(w.title)}">`];
   for (const t of ticks) {
     const tx = x(t);
@@ -63,7 +63,7 @@ function barsSvg(w: WorkloadInfo, seconds: Map<string, number>, floors: FloorRou
     const fx = x(f.value), labelY = top + variants.length * ROW + 44 + i * 14;
     parts.push(
       `<line x1="${fx}" x2="${fx}" y1="${top - 6}" y2="${top + variants.length * ROW}" class="floor"/>`,
-      `<text x="${fx}" y="${top - 8}" class="floortag">${i + 1}</text>`,
+      `<text x="${fx}" y="${top - 8 - (i % 2) * 11}" class="floortag">${i + 1}</text>`, // staggered: floors often lie close together
       `<text x="${LABEL}" y="${labelY}" class="floorlabel">${i + 1}: floor ${escape(f.name)} = ${escape(unit.show(f.value))} — ${escape(floors!.titles[f.name])}</text>`,
     );
   });
@@ -77,14 +77,14 @@ function pairedSvg(w: WorkloadInfo, p: Paired): string {
   const x = (pct: number) => LABEL + ((pct + maxPct) / (2 * maxPct)) * (WIDTH - LABEL - RIGHT);
   const pct = (p.ratio - 1) * 100;
   return [
-    `<svg viewBox="0 0 ${WIDTH} 56" width="${WIDTH}" height="56" role="img" aria-label="${escape(w.title)}">`,
+    `<svg viewBox="0 0 ${WIDTH} 74" width="${WIDTH}" height="74" role="img" aria-label="${escape(w.title)}">`,
     `<line x1="${x(0)}" x2="${x(0)}" y1="4" y2="34" class="grid"/>`,
-    `<line x1="${x(10)}" x2="${x(10)}" y1="4" y2="34" class="floor"/><text x="${x(10)}" y="50" class="tick">+10 %</text>`,
-    `<text x="${x(0)}" y="50" class="tick">0</text>`,
-    `<text x="${LABEL - 8}" y="22" class="label">${escape(p.a)} vs ${escape(p.b)}</text>`,
+    `<line x1="${x(10)}" x2="${x(10)}" y1="4" y2="34" class="floor"/><text x="${x(10) + 3}" y="46" class="tick" style="text-anchor:start">+10 %</text>`,
+    `<text x="${x(0) - 3}" y="46" class="tick" style="text-anchor:end">0</text>`,
+    `<text x="${LABEL - 8}" y="22" class="label">${escape(p.a)} / ${escape(p.b)}</text>`,
     `<rect x="${Math.min(x(0), x(pct))}" y="10" width="${Math.max(1, Math.abs(x(pct) - x(0)))}" height="16" fill="${COLORS.kernel}"/>`,
     `<line x1="${x((p.low - 1) * 100)}" x2="${x((p.high - 1) * 100)}" y1="18" y2="18" class="whisker"/>`,
-    `<text x="${Math.max(x(pct), x(0)) + 4}" y="14" class="value">${escape(formatChange(p.ratio))} (rounds ${escape(formatChange(p.low))} .. ${escape(formatChange(p.high))})</text>`,
+    `<text x="${LABEL}" y="64" class="value">${escape(formatChange(p.ratio))} (median of ${p.rounds} alternating rounds; rounds ${escape(formatChange(p.low))} .. ${escape(formatChange(p.high))}; whisker: the range)</text>`,
     "</svg>",
   ].join("\n");
 }

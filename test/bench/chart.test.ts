@@ -59,7 +59,7 @@ describe("bench chart page", () => {
 
   it("shows latency percentiles and the paired overhead with its range", () => {
     expect(html).toMatch(/<td>tcm<\/td><td>100<\/td><td>1400 µs<\/td><td>1500 µs<\/td><td>1900 µs<\/td>/);
-    expect(html).toContain("+5.0% (rounds -2.0% .. +12.0%)");
+    expect(html).toContain("+5.0% (median of 20 alternating rounds; rounds -2.0% .. +12.0%");
   });
 
   it.skipIf(!findChromium())("renders in headless Chromium", () => {
