@@ -9,8 +9,9 @@ import { GEN, DONE, FN, FAILED, RANGES, ARGS, FUNCTIONS } from "./split.js";
 const { module, memory, control, thread } = workerData as { module: WebAssembly.Module; memory: WebAssembly.Memory; control: Int32Array; thread: number };
 const exports = new WebAssembly.Instance(module, { env: { memory, abort: () => { throw new Error("floor module aborted"); } } }).exports as Record<string, (...a: number[]) => void>;
 const ARITY: Record<string, number> = { giou: 3, relu_forward: 2, relu_backward: 3, copy_chunks: 3 };
-parentPort!.postMessage("ready");
+// The generation is read before "ready" is posted: the first run may bump it the moment "ready" arrives.
 let seen = Atomics.load(control, GEN);
+parentPort!.postMessage("ready");
 for (;;) {
   let spins = 0;
   while (Atomics.load(control, GEN) === seen) {
