@@ -6,14 +6,17 @@
 // it out again; the context block's trusted fields and the call's descriptors
 // are read-only to the kernel, while the kernel library's own writes work.
 import { describe, it, expect, afterAll } from "vitest";
-import { ops, tensor, shutdown, kFloat, SanitizerError, type Tensor } from "gpsimd";
-import { loadFixture, thrown } from "./helpers.js";
+import { custom_op, ops, tensor, shutdown, kFloat, SanitizerError, type Tensor } from "gpsimd";
+import { fixturePath, thrown, TEST_BUILD_DIR } from "./helpers.js";
 
 const hex = (n: number) => `0x${n.toString(16)}`;
 const floats = (values: number[]) => tensor(values, [values.length], kFloat);
 const OTHER = [42, 43, 44, 45, 46, 47, 48, 49];
 
-const lib = loadFixture({ group: "sanitize", name: "sanitize_coverage", compute: ["coverage.ts"], shape: ["register-coverage.ts", "shape.ts"], options: { sanitize: true } });
+const lib = custom_op.load({
+  name: "sanitize_coverage", compute_srcs: [fixturePath("sanitize", "coverage.ts")],
+  shape_srcs: [fixturePath("sanitize", "register-coverage.ts"), fixturePath("sanitize", "shape.ts")], build_directory: TEST_BUILD_DIR, sanitize: true,
+});
 afterAll(async () => { lib.unload(); await shutdown(); });
 
 /** Calls ops.sanitize_coverage.<name>(...args). */
@@ -119,7 +122,7 @@ describe("sanitize: the context block and descriptors are read-only to the kerne
     [5, "descriptor of argument 0 't_in' (float32[2])"], [6, "descriptor of argument 0 't_in' (float32[2])"], [7, "the kernel library's bookkeeping"],
   ];
   for (const [which, field] of fields) {
-    it(`a raw store into the ${field} fails`, () => {
+    it(`a raw store into the context block (${field}) fails`, () => {
       const x = floats([1, 2]);
       const err = thrown(() => callOp("trusted", [x, which])) as SanitizerError;
       expect(err).toBeInstanceOf(SanitizerError);
