@@ -12,7 +12,7 @@ import { ABI_VERSION } from "../host/device/layout.js";
 import { LIBRARY_FORMAT, type LibraryParts } from "../host/library/library-file.js";
 import { inputsHash } from "./hash.js";
 import { cflagConstants } from "./cflags.js";
-import { instrumentMemory } from "./sanitize-pass.js";
+import { instrumentMemory, isGpsimdRuntime } from "./sanitize-pass.js";
 import type binaryen from "binaryen";
 
 /** What to build. Paths are absolute. */
@@ -31,8 +31,6 @@ export interface BuildRequest {
 /** A failed build: the compiler's messages with file and line. */
 export interface BuildFailure { messages: string[]; }
 
-/** The kernel library's runtime functions (its bookkeeping in the context block); its SIMD helpers act on the kernel's raw pointers, like the kernel. */
-const isRuntime = (name: string) => name.startsWith("~lib/gpsimd/") && !name.startsWith("~lib/gpsimd/simd/");
 
 function formatDiagnostic(d: AscDiagnostic): string {
   return `${d.file ? `${d.file}:${d.line}:${d.column}: ` : ""}${d.category}: ${d.message}`;
@@ -56,7 +54,7 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
     sources: req.computeSrcs, optimizeLevel: 3,
     constants: cflagConstants(req.extraCflags),
     // Before optimizing, so inlined checks keep their source lines; builds A and B get the same checks.
-    afterCompile: req.sanitize ? (module: binaryen.Module) => instrumentMemory(module, { isRuntime }) : undefined,
+    afterCompile: req.sanitize ? (module: binaryen.Module) => instrumentMemory(module, { isRuntime: isGpsimdRuntime }) : undefined,
     sourceCache: new Map<string, string>(), // both compiles must see the same text, even if a file changes meanwhile
   };
   const a = await compileOnce({ ...input, memoryBase: BUILD_BASE_A });
