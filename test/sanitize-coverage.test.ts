@@ -140,7 +140,7 @@ describe("sanitize: the context block and descriptors are read-only to the kerne
     expect(err.message).toContain("(TCM base), which the kernel may not write");
   });
 
-  it("the kernel library's own writes (accessor counts, counters, TCM table) still work, and later calls are unaffected", () => {
+  it("the kernel library's own writes (stream slots and counts, a new descriptor, accessor counts, counters, TCM table) still work, and later calls are unaffected", () => {
     const x = floats([1, 2, 3, 4.5]);
     expect(callOp("library_writes", [x]).tolist()).toEqual([10.5]);
     thrown(() => callOp("trusted", [x, 0]));
