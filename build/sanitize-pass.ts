@@ -3,9 +3,10 @@
 // host provides (host/checks/sanitizer.ts), before the instruction runs.
 //
 // Contract (for any kernel module: AssemblyScript builds, clang output):
-// - Call instrumentMemory(module, { isRuntime }) once, on the unoptimized module
-//   (so each check keeps the source line of its access), before the module is
-//   optimized and emitted. The module must have one 32-bit memory.
+// - Call instrumentMemory(module, { isRuntime }) once, before the module is
+//   optimized and emitted (for AssemblyScript, in asc's afterCompile hook, where
+//   the module still carries its debug locations for the source map). The
+//   module must have one 32-bit memory (the pass does not look at memory names).
 // - It adds five imports from module "sanitize" (SANITIZE_IMPORTS):
 //     load(addr, offset, bytes) -> addr          a kernel read of [addr + offset, + bytes)
 //     store(addr, offset, bytes) -> addr         a kernel write (read-modify-writes count as writes)
@@ -18,8 +19,11 @@
 //   their accesses use the runtime_* checks, which may also write the context
 //   block's untrusted fields. Everything else (the kernel, the language's
 //   standard library, helpers that take the kernel's raw pointers) is kernel.
-// - It throws for an expression it does not know (GC, multi-memory...), so no
+// - It throws for an expression kind it does not know (GC, strings...), so no
 //   memory access is ever left unchecked silently.
+// - Bump SANITIZE_ABI (host/checks/sanitizer-fast-path.ts) when the imports or
+//   what they are called with change: it is part of a sanitize-mode library's
+//   hash, so libraries built by an older gpsimd are rebuilt.
 // It is deterministic and does not look at constant addresses, so the two
 // builds of build/compile.ts (at two static-data bases) stay identical but for
 // those constants, as build/relocate.ts requires.
