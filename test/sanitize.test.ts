@@ -146,6 +146,18 @@ describe("sanitize mode on all cores", () => {
     expect(own.message).toContain("in no block tcm_malloc handed out");
   });
 
+  it("a core storing into its own context block's TCM base fails, and later launches are unaffected", () => {
+    const perCore = zeros([lib.cores], kFloat);
+    const err = thrown(() => ops.sanitize_multicore.core2_moves_tcm(perCore)) as SanitizerError;
+    expect(err).toBeInstanceOf(SanitizerError);
+    expect(err.code).toBe("E_SANITIZE_READ_ONLY");
+    expect(err.core).toBe(2);
+    expect(err.message).toContain("sanitize_multicore::core2_moves_tcm (core 2): sanitizer: store of 4 bytes at");
+    expect(err.message).toContain("is inside core 2's context block (TCM base), which the kernel may not write");
+    const tcm = (ops.sanitize_multicore.tcm_addresses(zeros([lib.cores], kFloat)).tolist() as bigint[]).map(Number);
+    expect(new Set(tcm).size).toBe(lib.cores);
+  });
+
   it("the shipped multicore ReLU gives max(x, 0) under sanitize", () => {
     for (const sizes of [[3], [8], [999, 1001]]) {
       const x = randn(sizes, { seed: 5 });
