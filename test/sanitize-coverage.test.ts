@@ -35,6 +35,7 @@ function rejectsAccess(kernel: string, args: (other: Tensor) => unknown[], acces
   expect(err.core).toBe(0);
   expect(err.details).toMatchObject({ access, address: other.address + offset, bytes });
   expect(err.message).toContain(`sanitize_coverage::${kernel} (core 0): sanitizer: ${access} of ${bytes} byte${bytes === 1 ? "" : "s"} at ${hex(other.address + offset)} is inside no tensor of this call`);
+  expect(err.message).toContain(`; the access is in ${kernel}`);
   expect(other.tolist()).toEqual(OTHER);
   return err;
 }

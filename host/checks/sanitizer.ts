@@ -73,6 +73,15 @@ const span = (r: { start: number; end: number }) => `[${hex(r.start)}, ${hex(r.e
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const roundUp = (n: number) => (n + TCM_ALIGN - 1) & ~(TCM_ALIGN - 1);
 
+/**
+ * The kernel function that made the access: the first named wasm frame of the stack (the checks' own frames are
+ * unnamed), shown by its own name (asc names functions by module path, "work/k/relu/relu_forward").
+ */
+function accessingFunction(stack: string): string | undefined {
+  const frame = /^\s*at (\S+) \(wasm:\/\//m.exec(stack);
+  return frame?.[1].replace(/^[^<]*\//, "");
+}
+
 /** The running core's private memory, as the sanitizer divides it. */
 interface CoreLayout { ctx: number; tcm: number; privateStart: number; privateEnd: number; hostDescriptors: number; }
 
@@ -234,8 +243,9 @@ class Sanitizer {
       ...this.regions.filter((r) => r.start < r.end).map((r) => `${r.what()} ${span(r)}${r.writable ? "" : " read-only"}`),
       ...(core && site ? [`core ${site.core}'s context block ${span({ start: core.ctx, end: core.ctx + CTX_HEADER_BYTES })} read-only`, `core ${site.core}'s live TCM blocks`] : []),
     ].join(", ");
-    return new SanitizerError(code, `${this.where()}: sanitizer: ${kind} of ${plural(bytes, "byte")} at ${hex(a)} ${what}; this kernel may reach only ${allowed}`, {
-      op: site?.op, core: site?.core, details: { access: kind, address: a, bytes, what, allowed: this.regions.map((r) => ({ start: r.start, end: r.end, writable: r.writable, what: r.what() })) },
+    const fn = accessingFunction(new Error().stack ?? "");
+    return new SanitizerError(code, `${this.where()}: sanitizer: ${kind} of ${plural(bytes, "byte")} at ${hex(a)} ${what}; this kernel may reach only ${allowed}${fn ? `; the access is in ${fn}` : ""}`, {
+      op: site?.op, core: site?.core, details: { access: kind, address: a, bytes, what, function: fn, allowed: this.regions.map((r) => ({ start: r.start, end: r.end, writable: r.writable, what: r.what() })) },
     });
   }
 
