@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import asc from "assemblyscript/asc";
 import type { Transform } from "assemblyscript/transform";
+import type binaryen from "binaryen";
 import { INITIAL_PAGES } from "../host/library/build-constants.js";
 import { loopPolls } from "./loop-polls.js";
 import { ASSEMBLY_DIR } from "./paths.js";
@@ -26,8 +27,8 @@ export interface AscInput {
   optimizeLevel: number;
   /** Integer constants from -DNAME=VALUE flags. */
   constants: Record<string, string>;
-  /** Extra Binaryen passes (the sanitizer's instrumentation). */
-  passes: string[];
+  /** Changes the compiled module before it is optimized (the sanitizer's instrumentation, build/sanitize-pass.ts). */
+  afterCompile?: (module: binaryen.Module) => void;
   /** Source texts already read, by absolute path; filled on first read, so every compile of a build sees the same sources. */
   sourceCache?: Map<string, string>;
 }
@@ -69,7 +70,6 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
     "--enable", "simd,threads", "--memoryBase", String(input.memoryBase),
     "--path", VIRTUAL_ROOT, "--baseDir", "/", "--noColors",
     ...Object.entries(input.constants).flatMap(([name, value]) => ["--use", `${name}=${value}`]),
-    ...(input.passes.length ? ["--runPasses", input.passes.join(",")] : []),
   ];
   const saved = asc.libraryFiles["rt/stub"];
   asc.libraryFiles["rt/stub"] = runtimeSource;
@@ -91,7 +91,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
       },
       writeFile: (file: string, contents: Uint8Array | string) => { outputs.set(path.basename(file), contents); },
       listFiles: () => [],
-      transforms: [loopPolls as unknown as Transform],
+      transforms: [loopPolls, ...(input.afterCompile ? [{ afterCompile: input.afterCompile }] : [])] as unknown as Transform[],
       stdout: sink(), stderr: sink((s) => { text += s; }),
       reportDiagnostic: (d) => {
         const category = d.category === 3 ? "error" : d.category === 2 ? "warning" : "info"; // asc: 0 pedantic, 1 info, 2 warning, 3 error

@@ -12,6 +12,8 @@ import { ABI_VERSION } from "../host/device/layout.js";
 import { LIBRARY_FORMAT, type LibraryParts } from "../host/library/library-file.js";
 import { inputsHash } from "./hash.js";
 import { cflagConstants } from "./cflags.js";
+import { instrumentMemory, isGpsimdRuntime } from "./sanitize-pass.js";
+import type binaryen from "binaryen";
 
 /** What to build. Paths are absolute. */
 export interface BuildRequest {
@@ -28,9 +30,6 @@ export interface BuildRequest {
 
 /** A failed build: the compiler's messages with file and line. */
 export interface BuildFailure { messages: string[]; }
-
-/** Binaryen pass that routes every load and store through the sanitizer's checks. */
-const SANITIZE_PASSES = ["instrument-memory"];
 
 
 function formatDiagnostic(d: AscDiagnostic): string {
@@ -54,7 +53,8 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
   const input = {
     sources: req.computeSrcs, optimizeLevel: 3,
     constants: cflagConstants(req.extraCflags),
-    passes: req.sanitize ? SANITIZE_PASSES : [],
+    // Before optimizing, so inlined checks keep their source lines; builds A and B get the same checks.
+    afterCompile: req.sanitize ? (module: binaryen.Module) => instrumentMemory(module, { isRuntime: isGpsimdRuntime }) : undefined,
     sourceCache: new Map<string, string>(), // both compiles must see the same text, even if a file changes meanwhile
   };
   const a = await compileOnce({ ...input, memoryBase: BUILD_BASE_A });

@@ -139,8 +139,23 @@ describe("sanitize mode on all cores", () => {
     expect(err.core).toBe(1);
     expect(err.message).toContain(`sanitize_multicore::core1_stores (core 1): sanitizer: store of 4 bytes at ${hex(tcm[0])} is inside core 0's private memory`);
     expect(err.message).toContain("core 1's private memory");
-    // Storing into its own TCM is fine, and every core writes its element.
-    expect(ops.sanitize_multicore.core1_stores(perCore, tcm[1]).tolist()).toEqual(Array.from({ length: lib.cores }, (_, i) => i));
+    // Its own TCM is reachable only through blocks tcm_malloc handed out in this launch: the one at tcm[1] was freed.
+    const own = thrown(() => ops.sanitize_multicore.core1_stores(perCore, tcm[1])) as SanitizerError;
+    expect(own).toBeInstanceOf(SanitizerError);
+    expect(own.message).toContain(`store of 4 bytes at ${hex(tcm[1])} is inside core 1's TCM arena`);
+    expect(own.message).toContain("in no block tcm_malloc handed out");
+  });
+
+  it("a core storing into its own context block's TCM base fails, and later launches are unaffected", () => {
+    const perCore = zeros([lib.cores], kFloat);
+    const err = thrown(() => ops.sanitize_multicore.core2_moves_tcm(perCore)) as SanitizerError;
+    expect(err).toBeInstanceOf(SanitizerError);
+    expect(err.code).toBe("E_SANITIZE_READ_ONLY");
+    expect(err.core).toBe(2);
+    expect(err.message).toContain("sanitize_multicore::core2_moves_tcm (core 2): sanitizer: store of 4 bytes at");
+    expect(err.message).toContain("is inside core 2's context block (TCM base), which the kernel may not write");
+    const tcm = (ops.sanitize_multicore.tcm_addresses(zeros([lib.cores], kFloat)).tolist() as bigint[]).map(Number);
+    expect(new Set(tcm).size).toBe(lib.cores);
   });
 
   it("the shipped multicore ReLU gives max(x, 0) under sanitize", () => {

@@ -1,28 +1,45 @@
-// Sanitize mode: a library built with Binaryen's instrument-memory pass calls
-// env.load_ptr / env.store_ptr with the address of every raw load and store
-// (the kernel's and the kernel library's own; memory.copy and memory.fill are
-// not instrumented), and env.load_val_* / env.store_val_* with every value.
-// The address hooks check that the kernel stays inside what it owns: its
-// core's private block, the library's static data and the tensors of the call
-// (inputs read-only). The value hooks pass values through unchanged.
+// Sanitize mode: a library built with build/sanitize-pass.ts checks the
+// address of every memory instruction (loads, stores, atomics, SIMD lane and
+// splat forms, memory.copy/fill/init with their run-time lengths) before it
+// runs. The checks keep the kernel inside what it owns: its core's private
+// memory, the library's static data and the tensors of the call (inputs
+// read-only). Inside its core's private memory:
+// - the context block is read-only to kernel code; the kernel library's own
+//   code (its runtime functions) may write its bookkeeping, but not the fields
+//   the host trusts (cpu id and count, flags, output, heap and TCM bases,
+//   printf ring, stop and launch words, the call's tensor descriptors), except
+//   while the core enters, before the kernel starts;
+// - in the TCM arena only blocks tcm_malloc handed out and not yet freed are
+//   reachable (the kernel library also reaches their guard bytes);
+// - the printf ring and the kernel heap are free to use.
 //
 // The regions are computed once per run, at its first access, from the host's
 // descriptors (for a core of the pool, from the launch template, which the
-// kernel cannot write). Each access is then checked in wasm against four
-// blocks (sanitizer-fast-path.ts); only the rest comes here.
+// kernel cannot write). Each access is then checked in wasm
+// (sanitizer-fast-path.ts); only the rest comes here.
 import { SanitizerError } from "./errors.js";
 import { dtypeInfo, type ScalarType } from "../device/dtype.js";
 import {
-  CTX_HEADER_BYTES, CTX_HEAP_END, CTX_DST, CTX_DESC, DESC_BYTES, MAX_TENSORS,
-  TD_DATA, TD_DTYPE, TD_NUMEL, TD_FLAGS, TD_SLOT, TDF_READ_ONLY,
+  CTX_HEADER_BYTES, CTX_HEAP_END, CTX_DST, CTX_DESC, DESC_BYTES, MAX_TENSORS, CTX_NUM_TENSORS, CTX_TCM_BASE, CTX_PRINTF_HEAD, CTX_STOP,
+  CTX_TCM_TABLE, CTX_TCM_NBLOCKS, CTX_FREED, CTX_FREED_NEXT, MAX_FREED, MAX_TCM_BLOCKS, TCMB_BYTES, TCMB_PTR, TCMB_SIZE,
+  TCM_ARENA_BYTES, TCM_GUARD_BYTES, TCM_ALIGN, TD_DATA, TD_DTYPE, TD_NUMEL, TD_FLAGS, TD_SLOT, TD_POLICY, TD_SIZES, TDF_READ_ONLY,
 } from "../device/layout.js";
-import { FastPath } from "./sanitizer-fast-path.js";
+import { FastPath, CHECKS, SANITIZE_MODULE } from "./sanitizer-fast-path.js";
 import type { KernelInstance, CoreSite } from "../cores/kernel-instance.js";
 
 /** Addresses below this are the null page: device memory never hands them out. */
 const NULL_PAGE_END = 65536;
 /** Bytes of a launch template (what the pool allocates for it): header fields and the descriptors. */
 const TEMPLATE_BYTES = CTX_DESC + MAX_TENSORS * DESC_BYTES;
+
+/** Fields of the context block header the host trusts: [offset, end, name]. Between them, the kernel library's bookkeeping. */
+const TRUSTED_FIELDS: [number, number, string][] = [
+  [0, 4, "cpu id"], [4, 8, "cpu count"], [8, 12, "flags"], [16, 20, "output descriptor address"], [20, 24, "heap base"],
+  [24, 28, "heap end"], [28, 32, "TCM base"], [40, 44, "printf ring address"], [44, 48, "printf ring size"],
+  [CTX_STOP, CTX_STOP + 4, "stop word"], [CTX_STOP + 4, CTX_STOP + 8, "launch word"],
+];
+/** In a descriptor of the call, the kernel library may write only its coherence bookkeeping (policy, stream and accessor counts). */
+const DESC_BOOKKEEPING: [number, number] = [TD_POLICY, TD_SIZES];
 
 /** One core's private block [start, end), to name addresses in another core's memory. */
 export interface CoreBlock { core: number; start: number; end: number; }
@@ -46,16 +63,29 @@ export interface SanitizerScope {
 /** One block the kernel may touch. */
 interface Region { start: number; end: number; writable: boolean; input: boolean; what: () => string; }
 
-/** True when a module was built in sanitize mode (it imports the instrumentation's hooks). */
+/** True when a module was built in sanitize mode (it imports the instrumentation's checks). */
 export function isSanitized(module: WebAssembly.Module): boolean {
-  return WebAssembly.Module.imports(module).some((i) => i.module === "env" && i.name === "load_ptr");
+  return WebAssembly.Module.imports(module).some((i) => i.module === SANITIZE_MODULE);
 }
 
 const hex = (n: number) => `0x${n.toString(16)}`;
 const span = (r: { start: number; end: number }) => `[${hex(r.start)}, ${hex(r.end)})`;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const roundUp = (n: number) => (n + TCM_ALIGN - 1) & ~(TCM_ALIGN - 1);
 
-/** Checks one kernel instance's loads and stores against the regions of the run in progress. */
+/**
+ * The kernel function that made the access: the first named wasm frame of the stack (the checks' own frames are
+ * unnamed), shown by its own name (asc names functions by module path, "work/k/relu/relu_forward").
+ */
+function accessingFunction(stack: string): string | undefined {
+  const frame = /^\s*at (\S+) \(wasm:\/\//m.exec(stack);
+  return frame?.[1].replace(/^[^<]*\//, "");
+}
+
+/** The running core's private memory, as the sanitizer divides it. */
+interface CoreLayout { ctx: number; tcm: number; privateStart: number; privateEnd: number; hostDescriptors: number; }
+
+/** Checks one kernel instance's memory accesses against the regions of the run in progress. */
 class Sanitizer {
   /** The per-access check, in wasm; it calls miss() for what its blocks do not accept. */
   readonly fast: FastPath;
@@ -63,37 +93,96 @@ class Sanitizer {
   private site: CoreSite | null = null;
   /** A run started since the regions were computed. */
   private stale = true;
+  /** The core is entering (the kernel library copies the launch into its context block): the kernel has not started. */
+  private entering = false;
   private regions: Region[] = [];
+  private core: CoreLayout | null = null;
 
   constructor(private readonly instance: KernelInstance, private readonly scope: SanitizerScope) {
-    this.fast = new FastPath((addr, offset, bytes, store) => this.miss(addr, offset, bytes, store !== 0));
+    this.fast = new FastPath(scope.memory, (addr, offset, bytes, kind) => this.miss(addr, offset, bytes, kind));
     instance.onRunStart(() => {
       this.stale = true;
+      this.entering = true;
       this.fast.clear();
     });
+    instance.onKernelStart(() => { this.entering = false; });
   }
 
   /** An access the fast path did not accept: (re)computes the regions if a run started, then checks them all. Returns addr. */
-  private miss(addr: number, offset: number, bytes: number, store: boolean): number {
+  private miss(addr: number, offset: number, bytes: number, kind: number): number {
+    const store = (kind & 1) !== 0, runtime = (kind & 2) !== 0;
     const site = this.runningSite();
     if (this.stale || site !== this.site) this.compute(site);
     const a = (addr >>> 0) + (offset >>> 0);
-    const e = a + bytes;
+    const size = bytes >>> 0;
+    const e = a + size;
+    if (size === 0) return addr; // touches nothing (a bulk instruction of length 0)
+    const core = this.core;
+    if (core && a < core.ctx + CTX_HEADER_BYTES && e > core.ctx) {
+      if (a < core.ctx || e > core.ctx + CTX_HEADER_BYTES) throw this.error(a, size, store, `reaches outside core ${this.site!.core}'s context block ${span({ start: core.ctx, end: core.ctx + CTX_HEADER_BYTES })}`, "E_SANITIZE");
+      if (!store) return addr;
+      const field = this.trustedField(core, a - core.ctx, e - core.ctx);
+      if (!runtime) throw this.error(a, size, store, `is inside core ${this.site!.core}'s context block (${field ?? "the kernel library's bookkeeping"}), which the kernel may not write`, "E_SANITIZE_READ_ONLY");
+      if (field && !this.entering) throw this.error(a, size, store, `is the context block's ${field}, which only the host writes`, "E_SANITIZE_READ_ONLY");
+      return addr;
+    }
+    if (core && a < core.tcm + TCM_ARENA_BYTES && e > core.tcm) throw this.error(a, size, store, this.whatInTcm(core, a, runtime), "E_SANITIZE");
     for (const r of this.regions) {
       if (a >= r.start && e <= r.end) {
-        if (store && !r.writable) throw this.error(a, bytes, store, `is inside ${r.what()}${r.input ? ", an input: inputs are read-only" : ", which is read-only"}`, "E_SANITIZE_READ_ONLY");
+        if (store && !r.writable) throw this.error(a, size, store, `is inside ${r.what()}${r.input ? ", an input: inputs are read-only" : ", which is read-only"}`, "E_SANITIZE_READ_ONLY");
         this.fast.accept(store ? "write" : "read", r.start, r.end); // the next access is likely nearby
         return addr;
       }
     }
-    throw this.error(a, bytes, store, this.whatIsAt(a, e), "E_SANITIZE");
+    throw this.error(a, size, store, this.whatIsAt(a, e), "E_SANITIZE");
   }
 
   private runningSite(): CoreSite | null {
     try { return this.instance.currentSite(); } catch { return null; }
   }
 
-  /** The regions of the run at `site`: read once, at its first access, and handed to the fast path. */
+  /** The name of a trusted field that bytes [from, to) of the context block overlap, or null. */
+  private trustedField(core: CoreLayout, from: number, to: number): string | null {
+    for (const [start, end, name] of TRUSTED_FIELDS) if (from < end && to > start) return name;
+    const descEnd = CTX_DESC + core.hostDescriptors * DESC_BYTES;
+    if (from < descEnd && to > CTX_DESC) {
+      const slot = Math.floor((Math.max(from, CTX_DESC) - CTX_DESC) / DESC_BYTES);
+      const field = from - CTX_DESC - slot * DESC_BYTES;
+      const inBookkeeping = field >= DESC_BOOKKEEPING[0] && to - CTX_DESC - slot * DESC_BYTES <= DESC_BOOKKEEPING[1];
+      if (!inBookkeeping) return `descriptor of ${this.site!.tensorName(this.descriptorSlot(core, slot))}`;
+    }
+    return null;
+  }
+
+  /** The TD_SLOT of host descriptor number `i` (argument position, or -1 for the output). */
+  private descriptorSlot(core: CoreLayout, i: number): number {
+    return new DataView(this.scope.memory.buffer).getInt32(core.ctx + CTX_DESC + i * DESC_BYTES + TD_SLOT, true);
+  }
+
+  /** Why an access inside the TCM arena is refused: freed, guard bytes, past a block, or never handed out. */
+  private whatInTcm(core: CoreLayout, a: number, runtime: boolean): string {
+    const view = new DataView(this.scope.memory.buffer);
+    const n = Math.min(view.getInt32(core.ctx + CTX_TCM_NBLOCKS, true), MAX_TCM_BLOCKS);
+    const where = `core ${this.site!.core}'s TCM`;
+    for (let i = 0; i < n; i++) {
+      const entry = core.ctx + CTX_TCM_TABLE + i * TCMB_BYTES;
+      const start = view.getUint32(entry + TCMB_PTR, true), blockSize = view.getUint32(entry + TCMB_SIZE, true);
+      const end = start + (runtime ? roundUp(blockSize + TCM_GUARD_BYTES) : blockSize);
+      if (a >= start && a < end) return `reaches past the end of ${where} block ${span({ start, end: start + blockSize })}`;
+      if (a >= start + blockSize && a < start + roundUp(blockSize + TCM_GUARD_BYTES)) return `is in the guard bytes after ${where} block ${span({ start, end: start + blockSize })}`;
+    }
+    const freed = Math.min(view.getInt32(core.ctx + CTX_FREED_NEXT, true), MAX_FREED);
+    let block = 0;
+    for (let i = 0; i < freed; i++) {
+      const p = view.getUint32(core.ctx + CTX_FREED + 4 * i, true);
+      if (p <= a && p > block) block = p;
+    }
+    return block
+      ? `is inside freed TCM (${where}: the block at ${hex(block)} was released by tcm_free; TCM is unreachable until tcm_malloc hands it out again)`
+      : `is inside ${where} arena ${span({ start: core.tcm, end: core.tcm + TCM_ARENA_BYTES })} but in no block tcm_malloc handed out`;
+  }
+
+  /** The regions of the run at `site`: read once, at its first access (before the kernel starts), and handed to the fast path. */
   private compute(site: CoreSite | null): void {
     this.site = site;
     this.stale = false;
@@ -101,16 +190,28 @@ class Sanitizer {
     const { staticBase, staticBytes } = this.scope;
     this.fast.accept("static", staticBase, staticBase + staticBytes);
     this.regions = [{ start: staticBase, end: staticBase + staticBytes, writable: true, input: false, what: () => "the library's static data" }];
+    this.core = null;
     if (!site) return; // module start code runs before any kernel: it may touch only static data
     const view = new DataView(this.scope.memory.buffer);
-    const heapEnd = view.getUint32(site.ctx + CTX_HEAP_END, true);
-    const privateEnd = heapEnd > site.ctx ? heapEnd : site.ctx + CTX_HEADER_BYTES;
-    this.fast.accept("private", site.ctx, privateEnd);
-    this.regions.unshift({ start: site.ctx, end: privateEnd, writable: true, input: false, what: () => `core ${site.core}'s private memory (context block, TCM, printf ring, kernel heap)` });
     const template = this.scope.template?.(site) ?? 0;
+    const list = template || site.ctx;
+    // The host wrote these (the kernel has not run yet); the checks keep the kernel from changing them.
+    const tcm = view.getUint32(site.ctx + CTX_TCM_BASE, true);
+    const heapEnd = view.getUint32(site.ctx + CTX_HEAP_END, true);
+    const core: CoreLayout = {
+      ctx: site.ctx, tcm, privateStart: tcm + TCM_ARENA_BYTES, privateEnd: Math.max(heapEnd, tcm + TCM_ARENA_BYTES),
+      hostDescriptors: Math.min(Math.max(view.getInt32(list + CTX_NUM_TENSORS, true), 0), MAX_TENSORS),
+    };
+    this.core = core;
+    this.fast.core(site.ctx);
+    this.fast.accept("private", core.privateStart, core.privateEnd);
+    this.fast.accept("header", site.ctx, site.ctx + CTX_HEADER_BYTES);
+    this.fast.accept("window", site.ctx + CTX_PRINTF_HEAD, site.ctx + CTX_STOP);
+    this.fast.accept("descWindow", site.ctx + CTX_DESC + core.hostDescriptors * DESC_BYTES, site.ctx + CTX_HEADER_BYTES);
+    this.fast.accept("tcm", tcm, tcm + TCM_ARENA_BYTES);
+    this.regions.unshift({ start: core.privateStart, end: core.privateEnd, writable: true, input: false, what: () => `core ${site.core}'s private memory (printf ring, kernel heap)` });
     if (template) this.regions.push({ start: template, end: template + TEMPLATE_BYTES, writable: false, input: false, what: () => "the launch's template context" });
     // The argument slots that hold tensors, then the output (CTX_DST); other descriptors may be left from earlier calls.
-    const list = template || site.ctx;
     const slots = site.kernel.params.flatMap((p, i) => (p.kind === "tensor" ? [list + CTX_DESC + i * DESC_BYTES] : []));
     const dst = view.getUint32(list + CTX_DST, true);
     for (const d of dst ? [...slots, dst] : slots) {
@@ -123,7 +224,6 @@ class Sanitizer {
       this.regions.push({ start, end, writable: !readOnly, input: readOnly, what: () => site.tensorName(slot) });
     }
   }
-
   /** What an address the kernel may not reach is. */
   private whatIsAt(a: number, e: number): string {
     if (a < NULL_PAGE_END) return "is in the null page (below 0x10000), as through a null or uninitialised pointer";
@@ -137,28 +237,38 @@ class Sanitizer {
 
   private error(a: number, bytes: number, store: boolean, what: string, code: string): SanitizerError {
     const site = this.site;
-    const op = site?.op ?? "(module start)";
-    const where = site ? `${op} (core ${site.core})` : "the kernel module's start code";
-    const allowed = this.regions.filter((r) => r.start < r.end).map((r) => `${r.what()} ${span(r)}${r.writable ? "" : " read-only"}`).join(", ");
     const kind = store ? "store" : "load";
-    return new SanitizerError(code, `${where}: sanitizer: ${kind} of ${plural(bytes, "byte")} at ${hex(a)} ${what}; this kernel may reach only ${allowed}`, {
-      op: site?.op, core: site?.core, details: { access: kind, address: a, bytes, allowed: this.regions.map((r) => ({ start: r.start, end: r.end, writable: r.writable, what: r.what() })) },
+    const core = this.core;
+    const allowed = [
+      ...this.regions.filter((r) => r.start < r.end).map((r) => `${r.what()} ${span(r)}${r.writable ? "" : " read-only"}`),
+      ...(core && site ? [`core ${site.core}'s context block ${span({ start: core.ctx, end: core.ctx + CTX_HEADER_BYTES })} read-only`, `core ${site.core}'s live TCM blocks`] : []),
+    ].join(", ");
+    const fn = accessingFunction(new Error().stack ?? "");
+    return new SanitizerError(code, `${this.where()}: sanitizer: ${kind} of ${plural(bytes, "byte")} at ${hex(a)} ${what}; this kernel may reach only ${allowed}${fn ? `; the access is in ${fn}` : ""}`, {
+      op: site?.op, core: site?.core, details: { access: kind, address: a, bytes, what, function: fn, allowed: this.regions.map((r) => ({ start: r.start, end: r.end, writable: r.writable, what: r.what() })) },
+    });
+  }
+
+  /** The kernel and core, for messages. */
+  where(): string {
+    const site = this.runningSite();
+    return site ? `${site.op} (core ${site.core})` : "the kernel module's start code";
+  }
+
+  /** memory.grow in a kernel: device memory is shared by every core and the host, and only the host grows it. */
+  grow(delta: number): number {
+    const site = this.runningSite();
+    throw new SanitizerError("E_SANITIZE", `${this.where()}: sanitizer: memory.grow by ${plural(delta >>> 0, "page")}: a kernel may not grow device memory (the host's allocator owns it); allocate from the kernel heap or TCM`, {
+      op: site?.op, core: site?.core, details: { access: "memory.grow", pages: delta >>> 0 },
     });
   }
 }
 
-/** The imports a sanitize-mode module needs (for KernelInstance's extraImports). */
+/** The imports a sanitize-mode module needs (for KernelInstance's extraImports): the checks build/sanitize-pass.ts calls. */
 export function sanitizerImports(scope: SanitizerScope): (instance: KernelInstance) => Record<string, Record<string, WebAssembly.ImportValue>> {
   return (instance) => {
-    const { hooks } = new Sanitizer(instance, scope).fast;
-    return {
-      env: {
-        load_ptr: hooks.load_ptr, store_ptr: hooks.store_ptr,
-        load_val_i32: hooks.val_i32, load_val_i64: hooks.val_i64, load_val_f32: hooks.val_f32, load_val_f64: hooks.val_f64,
-        store_val_i32: hooks.val_i32, store_val_i64: hooks.val_i64, store_val_f32: hooks.val_f32, store_val_f64: hooks.val_f64,
-        // (id, delta) -> delta and (id, result) -> result: growing memory is not a load or store.
-        memory_grow_pre: hooks.val_i32, memory_grow_post: hooks.val_i32,
-      },
-    };
+    const sanitizer = new Sanitizer(instance, scope);
+    const checks = Object.fromEntries(CHECKS.map((name) => [name, sanitizer.fast.hooks[name]]));
+    return { [SANITIZE_MODULE]: { ...checks, memory_grow: (delta: number) => sanitizer.grow(delta) } };
   };
 }

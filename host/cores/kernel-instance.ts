@@ -95,6 +95,7 @@ export class KernelInstance {
   private enterFrom!: (ctx: number, template: number, core: number) => void;
   private exit!: () => number;
   private runStart: (() => void) | null = null;
+  private kernelStart: (() => void) | null = null;
   private tracer: TraceWriter | null = null;
   private thread = -1;
 
@@ -120,6 +121,11 @@ export class KernelInstance {
   /** Sets what runs at the start of every run, before the core enters (extra imports reset their per-run state here). */
   onRunStart(hook: () => void): void {
     this.runStart = hook;
+  }
+
+  /** Sets what runs once the core has entered, just before the kernel function (the sanitizer locks trusted fields here). */
+  onKernelStart(hook: () => void): void {
+    this.kernelStart = hook;
   }
 
   private imports(): WebAssembly.Imports {
@@ -237,6 +243,7 @@ export class KernelInstance {
     try {
       if (template) this.enterFrom(site.ctx, template, site.core);
       else this.enter(site.ctx);
+      this.kernelStart?.();
       const returned = fn(...args) ?? 0;
       this.exit();
       return { returned, warnings: this.warnings, writes: this.writes, droppedPrintf: this.dropped };

@@ -1,6 +1,7 @@
 // custom_op.load and custom_op.load_library: build (or reuse) lib<name>.wasm,
 // place its kernels in device memory, run its shape sources to collect the
 // NEURON_LIBRARY definitions, and register the library under ops.<lib>.
+import { SANITIZE_ABI } from "../checks/sanitizer-fast-path.js";
 import { readFileSync, existsSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
@@ -55,7 +56,7 @@ function hashSettings(o: LoadOptions, computeSrcs: string[], shapeSrcs: string[]
   for (const file of [...computeSrcs, ...shapeSrcs]) {
     if (!existsSync(file)) throw new OptionError("E_NO_SOURCE", `custom_op.load(${o.name}): source file ${file} does not exist`, { details: { file } });
   }
-  return { format: LIBRARY_FORMAT, abi: ABI_VERSION, kernels: hashKernelLibrary(), multicore: !!o.multicore, sanitize: !!o.sanitize, cflags: o.extra_cflags ?? [], computeSrcs, shapeSrcs };
+  return { format: LIBRARY_FORMAT, abi: ABI_VERSION, kernels: hashKernelLibrary(), multicore: !!o.multicore, sanitize: o.sanitize ? SANITIZE_ABI : false, cflags: o.extra_cflags ?? [], computeSrcs, shapeSrcs };
 }
 
 /** Builds a library (unless lib<name>.wasm is up to date) and loads it; its operators appear under ops.<lib>. */
