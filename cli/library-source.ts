@@ -5,7 +5,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { custom_op, BuildError, GpsimdError, type Library } from "../host/index.js";
-import { OP_LIBRARIES, loadOp, type OpLibraryName } from "../ops/index.js";
+import { OP_LIBRARIES, PACKAGE_ROOT, loadOp, type OpLibraryName } from "../ops/index.js";
 import { folderLibraries, type LibrarySpec, type SpecOverrides } from "./op-folder.js";
 import { CommandError, EXIT, DEFAULT_OUT } from "./options.js";
 
@@ -39,8 +39,8 @@ export function buildSpec(spec: LibrarySpec, outDir: string, force = false): Bui
   }
 }
 
-/** What a <library> argument resolved to. */
-export interface Opened { library: Library; spec?: LibrarySpec; }
+/** What a <library> argument resolved to: the library, its folder's spec, and the folder's reference.ts (gpsimd check's default). */
+export interface Opened { library: Library; spec?: LibrarySpec; reference?: string; }
 
 /** Opens the library an argument names (building a folder first). */
 export function openLibrary(ref: string, overrides: SpecOverrides = {}, outDir = DEFAULT_OUT): Opened {
@@ -55,11 +55,13 @@ export function openLibrary(ref: string, overrides: SpecOverrides = {}, outDir =
   if (existsSync(ref) && statSync(ref).isDirectory()) {
     const specs = folderLibraries(ref, overrides);
     if (specs.length > 1) throw new CommandError(`gpsimd: ${ref} has ${specs.length} libraries (${specs.map((s) => s.name).join(", ")}); pick one with --variant`, EXIT.USAGE);
-    return { library: buildSpec(specs[0], outDir).library, spec: specs[0] };
+    return { library: buildSpec(specs[0], outDir).library, spec: specs[0], reference: specs[0].reference };
   }
   if (Object.hasOwn(OP_LIBRARIES, ref)) {
     try {
-      return { library: loadOp(ref as OpLibraryName) };
+      const folder = path.join(PACKAGE_ROOT, "ops", path.dirname(OP_LIBRARIES[ref as OpLibraryName].compute[0]));
+      const reference = path.join(folder, "reference.ts");
+      return { library: loadOp(ref as OpLibraryName), reference: existsSync(reference) ? reference : undefined };
     } catch (e) {
       throw new CommandError(`gpsimd: ${ref}: ${(e as Error).message}`, EXIT.LOAD);
     }

@@ -70,17 +70,24 @@ describe the kernel's output and the reference's result.
 
 The reference module (.ts or .js) exports a function named like the operator (or its camelCase,
 "reference", or default; --export picks another). It is called with the kernel's arguments, each
-tensor as a typed array of its values (Float32Array for float32/bfloat16/float16), then an array
-with every tensor argument's sizes; it returns the expected output as an array-like of values, or
-{ data, sizes }.
+tensor as a typed array of its values (Float32Array for float32/bfloat16/float16), each scalar as a
+number, then an array with every tensor argument's sizes; it returns the expected output as an
+array-like of values, or { data, sizes }. The default reference of an operator folder or shipped
+library is its reference.ts, which exports one such function per operator.
+
+OK means every one of --runs cases was compared: cases the shape function rejects are skipped and
+replaced, and a run where it rejects most of them fails (exit 1) with the counts and an example.
 
 options:
   --ref M          the reference module (default: the folder's reference.ts)
   --export NAME    the reference function to use
   --shape T        sizes of a tensor argument: numbers, and letters for random sizes shared by
                    every tensor (e.g. n,b,4); repeat per tensor argument (default n)
-  --dtype D        a dtype to try (repeat: each case picks one; default float32)
-  --arg V          value of a scalar argument, in order (repeat)
+  --dtype D        a dtype to try (repeat: each case picks one; default float32), or one dtype per
+                   tensor argument separated by commas (float32,int32; the last one is used for the rest)
+  --arg V          value of a scalar argument, in order (repeat; one per scalar parameter)
+  --values K       how input values are drawn (repeat: each case picks one): ${VALUE_KINDS.join(", ")}
+                   (default every kind but boxes)
   --runs N         cases to try (default 100)
   --seed N         seed of the case generator (default 1): the same seed tries the same cases
   --max-numel N    largest tensor a case may make (default 1048576)
@@ -94,7 +101,7 @@ exit codes: 0 every case passed, 1 a mismatch, a kernel error or an opcheck fail
 case is printed), 2 bad command line, 3 compile error, 4 load error`,
   options: {
     ref: { type: "string" }, export: { type: "string" }, shape: { type: "string", multiple: true }, dtype: { type: "string", multiple: true },
-    arg: { type: "string", multiple: true }, runs: { type: "string" }, seed: { type: "string" }, "max-numel": { type: "string" },
+    arg: { type: "string", multiple: true }, values: { type: "string", multiple: true }, runs: { type: "string" }, seed: { type: "string" }, "max-numel": { type: "string" },
     atol: { type: "string" }, rtol: { type: "string" }, variant: { type: "string" }, out: { type: "string" },
   },
 };
