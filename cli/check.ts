@@ -11,7 +11,7 @@ import { CHECK } from "./specs.js";
 import { loadReference, type ReferenceFunction } from "./reference.js";
 import { kernelArguments, parseDTypeOption, scalarValue, describeArguments, nth, type ValueSpec } from "./inputs.js";
 import { compareOutput, opcheck, unflatten, writerOf, type Tolerance } from "./compare.js";
-import { parseCommand, listOption, intOption, numberOption, UsageError, EXIT, DEFAULT_OUT, VALUE_KINDS, type ValueKind } from "./options.js";
+import { parseCommand, listOption, intOption, numberOption, UsageError, EXIT, DEFAULT_OUT, deviceOptions, VALUE_KINDS, type ValueKind } from "./options.js";
 import { progress } from "./progress.js";
 import { withShapeContext } from "../host/device/shape-context.js";
 import { shapeArguments } from "../host/library/arguments.js";
@@ -78,7 +78,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parsed;
   if (positionals.length !== 2) throw new UsageError("gpsimd check: give a library and an operator (gpsimd check --help)");
   const [ref, opName] = positionals;
-  const { library, reference: folderReference } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT);
+  const { library, reference: folderReference } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT, deviceOptions(values));
   requireOp(library, opName);
   const refFile = (values.ref as string | undefined) ?? folderReference;
   if (!refFile) throw new UsageError("gpsimd check: give the reference module with --ref");

@@ -7,7 +7,7 @@ import { openLibrary, requireOp } from "./library-source.js";
 import { PROFILE } from "./specs.js";
 import { kernelArguments, describeArguments } from "./inputs.js";
 import { valueKind } from "./run.js";
-import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT, DEFAULT_OUT } from "./options.js";
+import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT, DEFAULT_OUT, deviceOptions } from "./options.js";
 import { bytes, duration, table } from "./format.js";
 import { progress } from "./progress.js";
 
@@ -48,7 +48,7 @@ export function profileCommand(argv: string[]): number {
   const { values, positionals } = parsed;
   if (positionals.length !== 2) throw new UsageError("gpsimd profile: give a library and an operator (gpsimd profile --help)");
   const [ref, opName] = positionals;
-  const { library } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT);
+  const { library } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT, deviceOptions(values));
   requireOp(library, opName);
   const kernel = library.ops.get(opName)!.kernel;
   const args = kernelArguments(kernel, listOption(values, "shape").map((s) => parseSizes(s)), listOption(values, "dtype"), listOption(values, "arg"), { kind: valueKind(values), seed: intOption(values, "seed", 0) });

@@ -1,6 +1,6 @@
 // The commands' help texts and options, apart from their code: --help
 // answers without loading the runtime (and the compiler it brings).
-import { DEFAULT_OUT, VALUE_KINDS, INPUT_OPTIONS, INPUT_HELP, type CommandSpec } from "./options.js";
+import { DEFAULT_OUT, VALUE_KINDS, INPUT_OPTIONS, INPUT_HELP, DEVICE_OPTIONS, DEVICE_HELP, type CommandSpec } from "./options.js";
 
 export const BUILD: CommandSpec = {
   name: "build",
@@ -22,7 +22,7 @@ options:
   --multicore      run every kernel on all cores (default: variants named *multicore*)
   --cflag F        extra_cflags entry, e.g. -DSTACK_SIZE=65536 (repeat)
   --out DIR        where lib<name>.wasm goes (default ${DEFAULT_OUT})
-  --force          rebuild even if nothing changed
+  --force          rebuild even if nothing changed${DEVICE_HELP}
   -h, --help       this help
 
 exit codes: 0 built, 2 bad command line, 3 a compile error (listed as file:line:column), 4 load error`,
@@ -33,7 +33,7 @@ exit codes: 0 built, 2 bad command line, 3 a compile error (listed as file:line:
     multicore: { type: "boolean" },
     cflag: { type: "string", multiple: true },
     out: { type: "string" },
-    force: { type: "boolean" },
+    force: { type: "boolean" }, ...DEVICE_OPTIONS,
   },
 };
 
@@ -50,11 +50,11 @@ options:${INPUT_HELP}
   --values K       how input values are drawn: ${VALUE_KINDS.join(", ")} (default normal)
   --variant V      the variant of a folder
   --out DIR        where a folder's library is built (default ${DEFAULT_OUT})
-  --show N         output values to print (default 8)
+  --show N         output values to print (default 8)${DEVICE_HELP}
   -h, --help       this help
 
 exit codes: 0 ran, 1 the operator raised an error, 2 bad command line, 3 compile error, 4 load error`,
-  options: { ...INPUT_OPTIONS, values: { type: "string" }, variant: { type: "string" }, out: { type: "string" }, show: { type: "string" } },
+  options: { ...INPUT_OPTIONS, values: { type: "string" }, variant: { type: "string" }, out: { type: "string" }, show: { type: "string" }, ...DEVICE_OPTIONS },
 };
 
 export const CHECK: CommandSpec = {
@@ -94,7 +94,7 @@ options:
   --atol X         absolute tolerance for floating-point outputs (default 1e-6)
   --rtol X         relative tolerance (default 1e-5; 1e-2 for bfloat16 and float16 outputs)
   --variant V      the variant of a folder
-  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})
+  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})${DEVICE_HELP}
   -h, --help       this help
 
 exit codes: 0 every case passed, 1 a mismatch, a kernel error or an opcheck failure (the smallest
@@ -102,7 +102,7 @@ case is printed), 2 bad command line, 3 compile error, 4 load error`,
   options: {
     ref: { type: "string" }, export: { type: "string" }, shape: { type: "string", multiple: true }, dtype: { type: "string", multiple: true },
     arg: { type: "string", multiple: true }, values: { type: "string", multiple: true }, runs: { type: "string" }, seed: { type: "string" }, "max-numel": { type: "string" },
-    atol: { type: "string" }, rtol: { type: "string" }, variant: { type: "string" }, out: { type: "string" },
+    atol: { type: "string" }, rtol: { type: "string" }, variant: { type: "string" }, out: { type: "string" }, ...DEVICE_OPTIONS,
   },
 };
 
@@ -124,12 +124,12 @@ options:${INPUT_HELP}
   --trace-runs N   traced calls; the median one is written (default 3)
   --trace FILE     where the trace goes (default <library>-<op>.trace.json)
   --variant V      the variant of a folder
-  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})
+  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})${DEVICE_HELP}
   -h, --help       this help
 
 exit codes: 0 profiled, 1 the operator raised an error, 2 bad command line, 3 compile error, 4 load error`,
   options: {
     ...INPUT_OPTIONS, values: { type: "string" }, runs: { type: "string" }, "trace-runs": { type: "string" }, trace: { type: "string" },
-    variant: { type: "string" }, out: { type: "string" },
+    variant: { type: "string" }, out: { type: "string" }, ...DEVICE_OPTIONS,
   },
 };
