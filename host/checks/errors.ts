@@ -115,6 +115,8 @@ export class LibraryFormatError extends GpsimdError {}
 export class DeviceMemoryError extends GpsimdError {}
 /** A bad option value. */
 export class OptionError extends GpsimdError {}
+/** A dtype name that is not one of gpsimd's (code E_DTYPE_NAME); details.names lists the accepted ones. */
+export class DTypeNameError extends GpsimdError {}
 
 const classes: Record<string, new (code: string, message: string, context?: ErrorContext) => GpsimdError> = {
   GpsimdError, AccessorIndexError, AccessorRankError, ReadOnlyTensorError, TensorRangeError, TcmRangeError, TcmFreeError,
@@ -122,6 +124,7 @@ const classes: Record<string, new (code: string, message: string, context?: Erro
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError, SanitizerError, KernelAbortError, KernelTrapError,
   KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError, ArgumentError, ShapeFunctionError,
   TensorShapeError, DisposedTensorError, RegistryError, BuildError, LibraryFormatError, DeviceMemoryError, OptionError,
+  DTypeNameError,
 };
 
 /** Rebuilds a typed error from plain data (from another thread). */
