@@ -329,5 +329,8 @@ export function showCoreOutput(op: string, reports: CoreReport[]): void {
     dropped += r.dropped;
   }
   for (const w of mergeCoreWarnings(reports)) sinks.warn(w);
-  if (dropped) sinks.warn(`${op}: ${dropped} printf call${dropped === 1 ? "" : "s"} on cores other than 0 dropped (in multicore mode only core 0 may print; load with print_all_cores: true to see every core's output)`);
+  if (dropped) {
+    const printers = reports.filter((r) => r.dropped).map((r) => `core ${r.core} (${r.dropped})`).join(", ");
+    sinks.warn(`${op}: ${dropped} printf call${dropped === 1 ? "" : "s"} on cores other than 0 dropped: ${printers} (in multicore mode only core 0 may print; load with print_all_cores: true to see every core's output)`);
+  }
 }
