@@ -27,6 +27,8 @@ export function buildSpec(spec: LibrarySpec, outDir: string, force = false, devi
     const library = custom_op.load({
       name: spec.name, compute_srcs: spec.compute, shape_srcs: spec.shape, multicore: spec.multicore,
       extra_cflags: spec.cflags, build_directory: path.resolve(outDir), force, ...device,
+      // On a terminal: what is built, and progress while a build takes more than a second.
+      verbose: !!process.stderr.isTTY,
     });
     return { library, file, rebuilt: statSync(file).mtimeMs !== before, millis: performance.now() - t0 };
   } catch (e) {
@@ -63,7 +65,7 @@ export function openLibrary(ref: string, overrides: SpecOverrides = {}, outDir =
     try {
       const folder = path.join(PACKAGE_ROOT, "ops", path.dirname(OP_LIBRARIES[ref as OpLibraryName].compute[0]));
       const reference = path.join(folder, "reference.ts");
-      return { library: loadOp(ref as OpLibraryName, { ...device } as LoadTimeOptions), reference: existsSync(reference) ? reference : undefined };
+      return { library: loadOp(ref as OpLibraryName, { ...device, verbose: !!process.stderr.isTTY } as LoadTimeOptions), reference: existsSync(reference) ? reference : undefined };
     } catch (e) {
       throw new CommandError(`gpsimd: ${ref}: ${(e as Error).message}`, EXIT.LOAD);
     }
