@@ -113,8 +113,8 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const counts = { generated: 0, tooBig: 0, rejected: 0, compared: 0 };
   let firstRejection: string | undefined;
   const bar = progress("gpsimd check");
-  /** Runs one case: false when the shape function rejected its inputs (nothing compared); throws when it fails. */
   const op = library.ops.get(opName)!;
+  /** Runs one case: false when the shape function rejected its inputs (nothing compared); throws when it fails. */
   const runCase = (c: Case): boolean => {
     const shapes = sizesOf(templates, c.dims);
     // Ask the shape function first, on meta tensors: a rejected case costs no input data.

@@ -88,7 +88,7 @@ options:
   --arg V          value of a scalar argument, in order (repeat; one per scalar parameter)
   --values K       how input values are drawn (repeat: each case picks one): ${VALUE_KINDS.join(", ")}
                    (default every kind but boxes)
-  --runs N         cases to try (default 100)
+  --runs N         cases to compare (default 100)
   --seed N         seed of the case generator (default 1): the same seed tries the same cases
   --max-numel N    largest tensor a case may make (default 1048576)
   --atol X         absolute tolerance for floating-point outputs (default 1e-6)
