@@ -5,7 +5,7 @@ import { statSync } from "node:fs";
 import { folderLibraries, filesLibrary, type LibrarySpec } from "./op-folder.js";
 import { buildSpec } from "./library-source.js";
 import { BUILD } from "./specs.js";
-import { parseCommand, listOption, UsageError, EXIT, DEFAULT_OUT } from "./options.js";
+import { parseCommand, listOption, runtimeOptions, UsageError, EXIT, DEFAULT_OUT } from "./options.js";
 import { bytes, duration, shownPath } from "./format.js";
 
 /** Runs gpsimd build. */
@@ -21,9 +21,10 @@ export function buildCommand(argv: string[]): number {
   const isFolder = positionals.length === 1 && statSync(positionals[0], { throwIfNoEntry: false })?.isDirectory();
   const specs: LibrarySpec[] = isFolder ? folderLibraries(positionals[0], overrides) : [filesLibrary(positionals, listOption(values, "shape"), overrides)];
   const out = (values.out as string | undefined) ?? DEFAULT_OUT;
+  const device = runtimeOptions(values);
   for (const [i, spec] of specs.entries()) {
     if (specs.length > 1) process.stderr.write(`[${i + 1}/${specs.length}] ${spec.name}\n`);
-    const built = buildSpec(spec, out, !!values.force);
+    const built = buildSpec(spec, out, !!values.force, device);
     const lib = built.library;
     const how = built.rebuilt ? `built in ${duration(built.millis)}` : "up to date";
     process.stdout.write(`${spec.name}: ${shownPath(built.file)} (${bytes(statSync(built.file).size)}, ${how})\n`);

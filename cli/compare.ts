@@ -3,6 +3,7 @@
 // kernel produced and agree with the size of the reference's result.
 import { tensor, dtypeInfo, Tensor, type Library } from "../host/index.js";
 import { withShapeContext } from "../host/device/shape-context.js";
+import { shapeArguments } from "../host/library/arguments.js";
 
 /** Tolerances for floating-point outputs: |got - expected| <= atol + rtol * |expected|. */
 export interface Tolerance { atol: number; rtol: number; }
@@ -54,8 +55,7 @@ export function unflatten(index: number, sizes: number[]): number[] {
  */
 export function opcheck(library: Library, opName: string, args: unknown[], out: Tensor, expectedLength: number, expectedSizes?: number[]): string[] {
   const op = library.ops.get(opName)!;
-  const meta = args.map((a) => (a instanceof Tensor ? new Tensor(a.sizes(), a.dtype, true) : a));
-  const shaped = withShapeContext(() => op.definition.shape(...meta));
+  const shaped = withShapeContext(() => op.definition.shape(...shapeArguments(args)));
   const problems: string[] = [];
   if (!(shaped instanceof Tensor)) return [`the shape function returned ${typeof shaped}, not a tensor`];
   if (shaped.sizes().join() !== out.sizes().join() || shaped.dtype !== out.dtype) {

@@ -2,6 +2,7 @@
 // gpsimd: the command line for kernel authors. build, run, check, profile;
 // --help on each. Exit codes are in cli/options.ts (EXIT). A command's code
 // (and the runtime with it) is loaded only when the command runs.
+import { readFileSync } from "node:fs";
 import { BUILD, RUN, CHECK, PROFILE } from "./specs.js";
 import { parseCommand, CommandError, UsageError, EXIT, type CommandSpec } from "./options.js";
 
@@ -21,15 +22,24 @@ Kernel-author tools for gpsimd operator libraries.
 commands:
 ${COMMANDS.map(([c]) => `  ${c.name.padEnd(9)}${c.summary}`).join("\n")}
 
-gpsimd <command> --help shows a command's options.
+gpsimd <command> --help shows a command's options; gpsimd --version prints the version.
 exit codes: 0 success, 1 the operator failed or disagreed with its reference, 2 bad command line,
 3 compile error, 4 library or operator not found, 70 a bug in gpsimd`;
+
+/** The version in the package's package.json (this file runs from dist/cli/). */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(`${HELP}\n`);
     return name === undefined ? EXIT.USAGE : EXIT.OK;
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    process.stdout.write(`${version()}\n`);
+    return EXIT.OK;
   }
   const command = COMMANDS.find(([c]) => c.name === name);
   if (!command) throw new UsageError(`gpsimd: unknown command ${name}; commands: ${COMMANDS.map(([c]) => c.name).join(", ")} (gpsimd --help)`);

@@ -43,7 +43,11 @@ export function nth<T>(list: T[], i: number, fallback: T): T {
 export function scalarValue(text: string, kind: string, name: string): number | bigint | boolean {
   if (kind === "bool") return text === "true" || text === "1";
   if (kind === "i64") {
-    try { return BigInt(text); } catch { throw new UsageError(`--arg ${text} for ${name}: expected an integer`); }
+    let v: bigint;
+    try { v = BigInt(text); } catch { throw new UsageError(`--arg ${text} for ${name}: expected an integer`); }
+    if (BigInt.asIntN(64, v) !== v) throw new UsageError(`--arg ${text} for ${name}: expected an integer in the int64_t range`);
+    // A number, as ops.<lib>.<op> calls pass it; only values past 2^53 stay bigints (the kernel gets them exactly).
+    return Number.isSafeInteger(Number(v)) ? Number(v) : v;
   }
   const n = Number(text);
   if (!Number.isFinite(n)) throw new UsageError(`--arg ${text} for ${name}: expected a number`);

@@ -78,6 +78,38 @@ export const INPUT_HELP = `
   --seed N         seed of the random input values (default 0)
   --arg V          value of a scalar (double / int64_t) argument, in order; repeat for each`;
 
+/** Options that set how the library is built and runs (custom_op.load's sanitize, cores, threads, checks). */
+export const RUNTIME_OPTIONS: Options = {
+  sanitize: { type: "boolean" },
+  cores: { type: "string" },
+  threads: { type: "string" },
+  "no-checks": { type: "boolean" },
+};
+
+/** Help lines for RUNTIME_OPTIONS. */
+export const RUNTIME_HELP = `
+  --sanitize       build with the sanitizer: every kernel load and store is checked (slower)
+  --cores N        logical cores of a multicore library, 1 to 64 (default 8, as on the device)
+  --threads N      worker threads running the cores, 1 to 64 (default: CPUs, at most --cores)
+  --no-checks      turn off bounds, TCM, stream and coherence checks (checks: false; faster)`;
+
+/** What the runtime options ask of custom_op.load / load_library, validated. */
+export interface RuntimeChoices { sanitize?: boolean; cores?: number; threads?: number; checks?: boolean; }
+
+/** The runtime options given on the command line (only those given). */
+export function runtimeOptions(values: Record<string, unknown>): RuntimeChoices {
+  const out: RuntimeChoices = {};
+  if (values.sanitize) out.sanitize = true;
+  if (values["no-checks"]) out.checks = false;
+  for (const key of ["cores", "threads"] as const) {
+    if (values[key] === undefined) continue;
+    const n = intOption(values, key, 0, 1);
+    if (n > 64) throw new UsageError(`--${key} ${n}: expected an integer from 1 to 64`);
+    out[key] = n;
+  }
+  return out;
+}
+
 /** "32,4096" -> [32, 4096]. */
 export function parseSizes(text: string, what = "--shape"): number[] {
   const parts = text.split(/[,x\s]+/).filter(Boolean);

@@ -7,7 +7,7 @@ import { openLibrary, requireOp } from "./library-source.js";
 import { PROFILE } from "./specs.js";
 import { kernelArguments, describeArguments } from "./inputs.js";
 import { valueKind } from "./run.js";
-import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT, DEFAULT_OUT } from "./options.js";
+import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT, DEFAULT_OUT, runtimeOptions } from "./options.js";
 import { bytes, duration, table } from "./format.js";
 import { progress } from "./progress.js";
 
@@ -54,7 +54,7 @@ export function profileCommand(argv: string[]): number {
   const [ref, opName] = positionals;
   const device = (values.device as string | undefined) ?? "trn1";
   if (!(device in DEVICES)) throw new UsageError(`gpsimd profile: --device must be one of ${Object.keys(DEVICES).join(", ")}, got ${device}`);
-  const { library } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT);
+  const { library } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT, runtimeOptions(values));
   requireOp(library, opName);
   const kernel = library.ops.get(opName)!.kernel;
   const args = kernelArguments(kernel, listOption(values, "shape").map((s) => parseSizes(s)), listOption(values, "dtype"), listOption(values, "arg"), { kind: valueKind(values), seed: intOption(values, "seed", 0) });

@@ -4,7 +4,7 @@ import { GpsimdError, type Tensor } from "../host/index.js";
 import { openLibrary, requireOp } from "./library-source.js";
 import { RUN } from "./specs.js";
 import { kernelArguments, describeArguments } from "./inputs.js";
-import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT, DEFAULT_OUT, VALUE_KINDS, type ValueKind } from "./options.js";
+import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT, DEFAULT_OUT, runtimeOptions, VALUE_KINDS, type ValueKind } from "./options.js";
 import { duration } from "./format.js";
 
 /** Summary statistics of a tensor's values. */
@@ -44,7 +44,7 @@ export function runCommand(argv: string[]): number {
   const { values, positionals } = parsed;
   if (positionals.length !== 2) throw new UsageError("gpsimd run: give a library and an operator (gpsimd run --help)");
   const [ref, opName] = positionals;
-  const { library } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT);
+  const { library } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT, runtimeOptions(values));
   requireOp(library, opName);
   const kernel = library.ops.get(opName)!.kernel;
   const args = kernelArguments(kernel, listOption(values, "shape").map((s) => parseSizes(s)), listOption(values, "dtype"), listOption(values, "arg"), { kind: valueKind(values), seed: intOption(values, "seed", 0) });

@@ -1,6 +1,6 @@
 // The commands' help texts and options, apart from their code: --help
 // answers without loading the runtime (and the compiler it brings).
-import { DEFAULT_OUT, VALUE_KINDS, INPUT_OPTIONS, INPUT_HELP, type CommandSpec } from "./options.js";
+import { DEFAULT_OUT, VALUE_KINDS, INPUT_OPTIONS, INPUT_HELP, RUNTIME_OPTIONS, RUNTIME_HELP, type CommandSpec } from "./options.js";
 
 export const BUILD: CommandSpec = {
   name: "build",
@@ -22,7 +22,7 @@ options:
   --multicore      run every kernel on all cores (default: variants named *multicore*)
   --cflag F        extra_cflags entry, e.g. -DSTACK_SIZE=65536 (repeat)
   --out DIR        where lib<name>.wasm goes (default ${DEFAULT_OUT})
-  --force          rebuild even if nothing changed
+  --force          rebuild even if nothing changed${RUNTIME_HELP}
   -h, --help       this help
 
 exit codes: 0 built, 2 bad command line, 3 a compile error (listed as file:line:column), 4 load error`,
@@ -33,7 +33,7 @@ exit codes: 0 built, 2 bad command line, 3 a compile error (listed as file:line:
     multicore: { type: "boolean" },
     cflag: { type: "string", multiple: true },
     out: { type: "string" },
-    force: { type: "boolean" },
+    force: { type: "boolean" }, ...RUNTIME_OPTIONS,
   },
 };
 
@@ -50,11 +50,11 @@ options:${INPUT_HELP}
   --values K       how input values are drawn: ${VALUE_KINDS.join(", ")} (default normal)
   --variant V      the variant of a folder
   --out DIR        where a folder's library is built (default ${DEFAULT_OUT})
-  --show N         output values to print (default 8)
+  --show N         output values to print (default 8)${RUNTIME_HELP}
   -h, --help       this help
 
 exit codes: 0 ran, 1 the operator raised an error, 2 bad command line, 3 compile error, 4 load error`,
-  options: { ...INPUT_OPTIONS, values: { type: "string" }, variant: { type: "string" }, out: { type: "string" }, show: { type: "string" } },
+  options: { ...INPUT_OPTIONS, values: { type: "string" }, variant: { type: "string" }, out: { type: "string" }, show: { type: "string" }, ...RUNTIME_OPTIONS },
 };
 
 export const CHECK: CommandSpec = {
@@ -70,32 +70,39 @@ describe the kernel's output and the reference's result.
 
 The reference module (.ts or .js) exports a function named like the operator (or its camelCase,
 "reference", or default; --export picks another). It is called with the kernel's arguments, each
-tensor as a typed array of its values (Float32Array for float32/bfloat16/float16), then an array
-with every tensor argument's sizes; it returns the expected output as an array-like of values, or
-{ data, sizes }.
+tensor as a typed array of its values (Float32Array for float32/bfloat16/float16), each scalar as a
+number, then an array with every tensor argument's sizes; it returns the expected output as an
+array-like of values, or { data, sizes }. The default reference of an operator folder or shipped
+library is its reference.ts, which exports one such function per operator.
+
+OK means every one of --runs cases was compared: cases the shape function rejects are skipped and
+replaced, and a run where it rejects most of them fails (exit 1) with the counts and an example.
 
 options:
   --ref M          the reference module (default: the folder's reference.ts)
   --export NAME    the reference function to use
   --shape T        sizes of a tensor argument: numbers, and letters for random sizes shared by
                    every tensor (e.g. n,b,4); repeat per tensor argument (default n)
-  --dtype D        a dtype to try (repeat: each case picks one; default float32)
-  --arg V          value of a scalar argument, in order (repeat)
-  --runs N         cases to try (default 100)
+  --dtype D        a dtype to try (repeat: each case picks one; default float32), or one dtype per
+                   tensor argument separated by commas (float32,int32; the last one is used for the rest)
+  --arg V          value of a scalar argument, in order (repeat; one per scalar parameter)
+  --values K       how input values are drawn (repeat: each case picks one): ${VALUE_KINDS.join(", ")}
+                   (default every kind but boxes)
+  --runs N         cases to compare (default 100)
   --seed N         seed of the case generator (default 1): the same seed tries the same cases
   --max-numel N    largest tensor a case may make (default 1048576)
   --atol X         absolute tolerance for floating-point outputs (default 1e-6)
   --rtol X         relative tolerance (default 1e-5; 1e-2 for bfloat16 and float16 outputs)
   --variant V      the variant of a folder
-  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})
+  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})${RUNTIME_HELP}
   -h, --help       this help
 
 exit codes: 0 every case passed, 1 a mismatch, a kernel error or an opcheck failure (the smallest
 case is printed), 2 bad command line, 3 compile error, 4 load error`,
   options: {
     ref: { type: "string" }, export: { type: "string" }, shape: { type: "string", multiple: true }, dtype: { type: "string", multiple: true },
-    arg: { type: "string", multiple: true }, runs: { type: "string" }, seed: { type: "string" }, "max-numel": { type: "string" },
-    atol: { type: "string" }, rtol: { type: "string" }, variant: { type: "string" }, out: { type: "string" },
+    arg: { type: "string", multiple: true }, values: { type: "string", multiple: true }, runs: { type: "string" }, seed: { type: "string" }, "max-numel": { type: "string" },
+    atol: { type: "string" }, rtol: { type: "string" }, variant: { type: "string" }, out: { type: "string" }, ...RUNTIME_OPTIONS,
   },
 };
 
@@ -119,12 +126,12 @@ options:${INPUT_HELP}
   --device D       the device the estimate describes: trn1 (default; NeuronCore-v2, where custom
                    C++ operators run) or trn2 (an extrapolation: 1.2 GHz, the cores' own DMA)
   --variant V      the variant of a folder
-  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})
+  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})${RUNTIME_HELP}
   -h, --help       this help
 
 exit codes: 0 profiled, 1 the operator raised an error, 2 bad command line, 3 compile error, 4 load error`,
   options: {
     ...INPUT_OPTIONS, values: { type: "string" }, runs: { type: "string" }, "trace-runs": { type: "string" }, trace: { type: "string" },
-    device: { type: "string" }, variant: { type: "string" }, out: { type: "string" },
+    device: { type: "string" }, variant: { type: "string" }, out: { type: "string" }, ...RUNTIME_OPTIONS,
   },
 };

@@ -8,8 +8,8 @@ import { ops, tensor, randn, shutdown, custom_op, type Tensor, type Library } fr
 import { loadOp, OP_LIBRARIES, PACKAGE_ROOT, OPS_BUILD_DIR, type OpLibraryName } from "../ops/index.js";
 import { reluForward } from "../ops/relu/reference.js";
 import { w5 } from "../ops/add/reference.js";
-import { avgpool2d } from "../ops/avgpool/reference.js";
-import { giou } from "../ops/giou/reference.js";
+import { avgpool2dOf as avgpool2d } from "../ops/avgpool/reference.js";
+import { giouOf as giou } from "../ops/giou/reference.js";
 import { w1Boxes, W1_BATCH, W1_BOXES } from "../ops/giou/boxes.js";
 
 /** Median milliseconds of fn over a few rounds (after a warm-up). */

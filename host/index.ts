@@ -1,6 +1,7 @@
 // gpsimd for the host: tensors in device memory, operator libraries built
 // from AssemblyScript kernels and TypeScript shape functions, and ops.<lib>.<op>.
 export { Tensor, MAX_DIMS, MAX_DIM_SIZE } from "./device/tensor.js";
+export { loadNpy, saveNpy, fromNpy, toNpy, type LoadNpyOptions } from "./device/npy.js";
 export { empty, zeros, ones, full, eye, tensor, rand, randn, type DTypeLike, type NestedArray, type RandomOptions } from "./device/factories.js";
 export {
   ScalarType, kFloat, kFloat32, kBFloat16, kHalf, kFloat16, kInt, kInt32, kChar, kInt8, kLong, kInt64, kShort, kInt16, kByte, kUInt8,

@@ -11,6 +11,7 @@ import {
   f32BitsToBf16Bits, bf16BitsToF32Bits, f32BitsToF16Bits, f16BitsToF32Bits,
   encodeScalar, decodeScalar, encodeInto, decodeToArray,
 } from "../host/device/dtype.js";
+import { DTypeNameError } from "../host/checks/errors.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Test harness helpers (independent of the code under test).
@@ -209,17 +210,21 @@ describe("parseDType", () => {
     expect(() => parseDType(8 as ScalarType)).toThrow(TypeError);
   });
 
-  it("rejects unknown names with a message listing the accepted ones", () => {
-    let msg = "";
+  it("rejects unknown names with a typed gpsimd error (E_DTYPE_NAME) listing the accepted ones", () => {
+    let caught: unknown;
     try {
       parseDType("float33");
     } catch (e) {
-      expect(e).toBeInstanceOf(TypeError);
-      msg = (e as Error).message;
+      caught = e;
     }
+    expect(caught).toBeInstanceOf(DTypeNameError);
+    expect((caught as DTypeNameError).code).toBe("E_DTYPE_NAME");
+    expect((caught as DTypeNameError).details.names).toEqual(DTYPE_NAMES);
+    const msg = (caught as Error).message;
     expect(msg).toContain('"float33"');
     for (const [name] of expected) expect(msg).toContain(name);
-    for (const bad of ["", "float64", "uint16", "bool", "torch.float32"]) expect(() => parseDType(bad)).toThrow(TypeError);
+    for (const bad of ["", "float64", "uint16", "bool", "torch.float32"]) expect(() => parseDType(bad)).toThrow(DTypeNameError);
+    expect(() => parseDType({} as unknown as string)).toThrow(TypeError);
   });
 });
 

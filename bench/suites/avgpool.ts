@@ -1,7 +1,7 @@
 // W4 AveragePool2D: the seed's check (arange(72) as 2 x 6 x 6, pool 2) and the
 // large case (128 x 256 x 256, pool 2), kernels beside a loop and tf.avgPool.
 import { ops, tensor, randn, type Tensor } from "gpsimd";
-import { avgpool2d } from "../../ops/avgpool/reference.js";
+import { avgpool2dOf as avgpool2d } from "../../ops/avgpool/reference.js";
 import { shipped } from "../libraries.js";
 import { tfjs } from "../peers/tfjs.js";
 import { avgpoolTfjs } from "../peers/pool-add.js";

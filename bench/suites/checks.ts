@@ -2,7 +2,7 @@
 // false, cross_core_checks: false }) against the defaults (both on). Each
 // pair is also timed in alternating bursts, so its ratio survives a noisy machine.
 import { ops, tensor, randn, type Library, type Tensor, type RuntimeOptions } from "gpsimd";
-import { giou } from "../../ops/giou/reference.js";
+import { giouOf as giou } from "../../ops/giou/reference.js";
 import { w1Boxes, W1_BATCH, W1_BOXES } from "../../ops/giou/boxes.js";
 import { reluForward, reluBackward } from "../../ops/relu/reference.js";
 import { shipped, accessorOrderKernels } from "../libraries.js";

@@ -1,7 +1,7 @@
 // W1 GIOU, 1024 x 256 box pairs: the three kernels beside what a TypeScript
 // user would otherwise run (array-op composition, a fused loop, TF.js wasm).
 import { ops, tensor } from "gpsimd";
-import { giou } from "../../ops/giou/reference.js";
+import { giouOf as giou } from "../../ops/giou/reference.js";
 import { w1Boxes, W1_BATCH, W1_BOXES } from "../../ops/giou/boxes.js";
 import { shipped } from "../libraries.js";
 import { tfjs } from "../peers/tfjs.js";

@@ -115,6 +115,10 @@ export class LibraryFormatError extends GpsimdError {}
 export class DeviceMemoryError extends GpsimdError {}
 /** A bad option value. */
 export class OptionError extends GpsimdError {}
+/** A dtype name that is not one of gpsimd's (code E_DTYPE_NAME); details.names lists the accepted ones. */
+export class DTypeNameError extends GpsimdError {}
+/** A .npy file gpsimd cannot read: not .npy (E_NPY_FORMAT), big-endian (E_NPY_BYTE_ORDER), fortran_order (E_NPY_FORTRAN), or a dtype gpsimd lacks (E_NPY_DTYPE). */
+export class NpyFormatError extends GpsimdError {}
 
 const classes: Record<string, new (code: string, message: string, context?: ErrorContext) => GpsimdError> = {
   GpsimdError, AccessorIndexError, AccessorRankError, ReadOnlyTensorError, TensorRangeError, TcmRangeError, TcmFreeError,
@@ -122,6 +126,7 @@ const classes: Record<string, new (code: string, message: string, context?: Erro
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError, SanitizerError, KernelAbortError, KernelTrapError,
   KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError, ArgumentError, ShapeFunctionError,
   TensorShapeError, DisposedTensorError, RegistryError, BuildError, LibraryFormatError, DeviceMemoryError, OptionError,
+  DTypeNameError, NpyFormatError,
 };
 
 /** Rebuilds a typed error from plain data (from another thread). */

@@ -9,6 +9,7 @@
  * written as integer bit manipulation on a shared scratch pair so they are cheap enough to run per
  * element on large arrays.
  */
+import { DTypeNameError } from "../checks/errors.js";
 
 /** Scalar types, numbered as they cross into WebAssembly (the kernel side has the same numbers). */
 export enum ScalarType {
@@ -114,13 +115,14 @@ export const DTYPE_NAMES: readonly string[] = Object.freeze([...NAME_TABLE.keys(
 
 /**
  * Resolve a dtype given by name ("float32", "bf16", "half", "i64", "uint8", ...) or as a ScalarType value.
- * Throws TypeError listing the accepted names for anything else.
+ * An unknown name throws DTypeNameError (E_DTYPE_NAME) listing the accepted names; anything else a TypeError.
  */
 export function parseDType(name: string | ScalarType): ScalarType {
   if (typeof name === "number") return dtypeInfo(name).type;
   if (typeof name === "string") {
     const t = NAME_TABLE.get(name.trim().toLowerCase());
     if (t !== undefined) return t;
+    throw new DTypeNameError("E_DTYPE_NAME", `Unknown dtype ${describeValue(name)}; accepted names are ${DTYPE_NAMES.join(", ")}`, { details: { name, names: DTYPE_NAMES } });
   }
   throw new TypeError(
     `Unknown dtype ${describeValue(name)}; accepted names are ${DTYPE_NAMES.join(", ")} ` +

@@ -2,7 +2,9 @@
 // and a dtype. Freed by dispose() or, failing that, when garbage collected.
 // Inside a shape function tensors are "meta": shape and dtype, no storage.
 import { ScalarType, dtypeInfo, storageArray, decodeToArray, encodeInto, decodeScalar, type StorageArray, type DecodedArray } from "./dtype.js";
+import { inspect } from "node:util";
 import { hbm } from "./hbm.js";
+import { tensorRepr } from "./tensor-repr.js";
 import { TensorShapeError, DisposedTensorError, ShapeFunctionError } from "../checks/errors.js";
 
 /** Device limits on tensors passed to or returned from an operator. */
@@ -157,12 +159,16 @@ export class Tensor {
   /** "float32[2, 3]" */
   describe(): string { return `${dtypeInfo(this.dtype).name}[${this.shape.join(", ")}]`; }
 
-  /** Short text with shape, dtype and the first values. */
+  /** The dtype's name: "float32", "bfloat16", "int64", ... (dtype itself is the ScalarType number kernels use). */
+  get dtypeName(): string { return dtypeInfo(this.dtype).name; }
+
+  /** The values nested by dimension, then dtype and sizes, as torch prints a tensor (big ones summarised). */
   toString(): string {
-    if (this.is_meta) return `tensor(${this.describe()}, meta)`;
-    if (this.disposed) return `tensor(${this.describe()}, disposed)`;
-    const d = this.data();
-    const shown = Array.from(d.subarray(0, 8) as ArrayLike<number | bigint>, (v) => (typeof v === "bigint" ? v.toString() : +v.toPrecision(6)));
-    return `tensor(${this.describe()}, [${shown.join(", ")}${d.length > 8 ? ", ..." : ""}])`;
+    if (this.is_meta) return `tensor(meta, dtype=${this.dtypeName}, size=[${this.shape.join(", ")}])`;
+    if (this.disposed) return `tensor(disposed, dtype=${this.dtypeName}, size=[${this.shape.join(", ")}])`;
+    return tensorRepr(this.data(), this.shape, this.dtypeName, dtypeInfo(this.dtype).isIntegral);
   }
+
+  /** console.log and util.inspect show toString(), not the fields (storage addresses, the dtype number). */
+  [inspect.custom](): string { return this.toString(); }
 }

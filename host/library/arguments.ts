@@ -22,6 +22,16 @@ function describeValue(v: unknown): string {
   return typeof v === "object" ? "an object" : `${typeof v} ${String(v)}`;
 }
 
+/**
+ * What a shape function (and gpsimd check's reference) receives for a call's arguments: each tensor as a meta
+ * tensor (sizes and dtype, no data), each scalar as a number. An int64_t given as a bigint becomes the nearest
+ * number (exact up to 2^53), so shape functions see one type whichever way the operator was called; the kernel
+ * still gets the exact int64 value.
+ */
+export function shapeArguments(args: readonly unknown[]): unknown[] {
+  return args.map((a) => (a instanceof Tensor ? new Tensor(a.sizes(), a.dtype, true) : typeof a === "bigint" ? Number(a) : a));
+}
+
 /** Checks args against the kernel's parameters; throws ArgumentError naming the operator, the argument and what was expected. */
 export function checkArguments(op: string, kernel: KernelSignature, args: unknown[]): CheckedArguments {
   const params = kernel.params;

@@ -12,8 +12,8 @@ const BUILD_TIMEOUT_MS = 300_000;
 let worker: Worker | null = null;
 const ANSWER_BYTES = 1 << 20;
 
-/** Builds lib<name>.wasm at outFile and waits for it. */
-export function buildSync(request: BuildRequest, outFile: string): CompileAnswer {
+/** Builds lib<name>.wasm at outFile and waits for it; `waiting` is called about once a second meanwhile (progress displays). */
+export function buildSync(request: BuildRequest, outFile: string, waiting?: (elapsedMs: number) => void): CompileAnswer {
   if (!worker) {
     worker = new Worker(new URL("../../build/compile-worker.js", import.meta.url));
     worker.unref();
@@ -24,14 +24,15 @@ export function buildSync(request: BuildRequest, outFile: string): CompileAnswer
   const job: CompileJob = { request, outFile, answer };
   worker.postMessage(job);
   // The worker thread runs on its own event loop: blocking here cannot stall it.
-  const deadline = performance.now() + BUILD_TIMEOUT_MS;
+  const start = performance.now();
+  const deadline = start + BUILD_TIMEOUT_MS;
   while (Atomics.load(header, 0) === 0) {
     if (performance.now() > deadline) {
       void worker.terminate();
       worker = null;
       throw new BuildError("E_BUILD_TIMEOUT", `building ${request.name} did not finish within ${BUILD_TIMEOUT_MS / 1000} s; the compiler thread was stopped`);
     }
-    Atomics.wait(header, 0, 0, 1000);
+    if (Atomics.wait(header, 0, 0, 1000) === "timed-out") waiting?.(performance.now() - start);
   }
   return JSON.parse(new TextDecoder().decode(new Uint8Array(answer, 8, header[1]).slice())) as CompileAnswer;
 }

@@ -5,7 +5,7 @@
 import { hbm } from "../device/hbm.js";
 import { Tensor, checkDeviceLimits } from "../device/tensor.js";
 import { withShapeContext } from "../device/shape-context.js";
-import { checkArguments, type CheckedArguments } from "./arguments.js";
+import { checkArguments, shapeArguments, type CheckedArguments } from "./arguments.js";
 import { coreRegion, HOST_CORE, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
 import { prepareCore } from "../cores/descriptors.js";
 import { describeDescriptor } from "../checks/describe.js";
@@ -121,12 +121,18 @@ export class Library {
 
   /** Runs the shape function on meta tensors and allocates the output it describes. */
   private makeOutput(op: Operator, args: unknown[]): Tensor {
-    const metaArgs = args.map((a) => (a instanceof Tensor ? new Tensor(a.sizes(), a.dtype, true) : a));
+    const metaArgs = shapeArguments(args);
     let shaped: unknown;
     try {
       shaped = withShapeContext(() => op.definition.shape(...metaArgs));
     } catch (e) {
-      if (e instanceof GpsimdError && e.code !== "E_SHAPE_FN_DATA") throw e;
+      // A gpsimd error from inside the shape function (a factory given bad sizes, say) keeps its class and code
+      // and gains the operator's name, which it could not know.
+      if (e instanceof GpsimdError && e.code !== "E_SHAPE_FN_DATA") {
+        if (e.op !== undefined) throw e;
+        const Same = e.constructor as new (code: string, message: string, context: object) => GpsimdError;
+        throw new Same(e.code, `shape function of ${op.qualifiedName} failed: ${e.message}`, { op: op.qualifiedName, core: e.core, details: e.details, cause: e });
+      }
       const why = e instanceof Error ? e.message : String(e);
       throw new ShapeFunctionError("E_SHAPE_FN", `shape function of ${op.qualifiedName} failed: ${why}`, { op: op.qualifiedName, cause: e });
     }
@@ -323,5 +329,8 @@ export function showCoreOutput(op: string, reports: CoreReport[]): void {
     dropped += r.dropped;
   }
   for (const w of mergeCoreWarnings(reports)) sinks.warn(w);
-  if (dropped) sinks.warn(`${op}: ${dropped} printf call${dropped === 1 ? "" : "s"} on cores other than 0 dropped (in multicore mode only core 0 may print; load with print_all_cores: true to see every core's output)`);
+  if (dropped) {
+    const printers = reports.filter((r) => r.dropped).map((r) => `core ${r.core} (${r.dropped})`).join(", ");
+    sinks.warn(`${op}: ${dropped} printf call${dropped === 1 ? "" : "s"} on cores other than 0 dropped: ${printers} (in multicore mode only core 0 may print; load with print_all_cores: true to see every core's output)`);
+  }
 }

@@ -16,6 +16,7 @@ import { validateLoad, resolveRuntime, resolveCores, type LoadOptions, type Load
 import { BuildError, RegistryError, LibraryFormatError, OptionError } from "../checks/errors.js";
 import { DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
 import { corePool } from "../cores/pool.js";
+import { buildProgress } from "./build-progress.js";
 import { buildSync } from "./compile-service.js";
 import { writeTypings } from "./typings.js";
 import { cflagConstants } from "../../build/cflags.js";
@@ -80,10 +81,12 @@ function load(options: LoadOptions): Library {
   } else {
     const stackSize = Number(cflagConstants(options.extra_cflags ?? []).STACK_SIZE ?? 0);
     log(`building ${file} from ${computeSrcs.length + shapeSrcs.length} source${computeSrcs.length + shapeSrcs.length === 1 ? "" : "s"}`);
+    const progress = options.verbose ? buildProgress(options.name) : undefined;
     const answer = buildSync({
       name: options.name, computeSrcs, shapeSrcs, multicore: !!options.multicore, extraCflags: options.extra_cflags ?? [],
       sanitize: !!options.sanitize, heapBytes: Math.max(DEFAULT_HEAP_BYTES, Number.isFinite(stackSize) ? stackSize : 0), hashSettings: settings,
-    }, file);
+    }, file, progress?.waiting);
+    progress?.done();
     if (!answer.ok) {
       throw new BuildError("E_BUILD", `custom_op.load(${options.name}): the build failed:\n${answer.messages.join("\n")}`, { details: { messages: answer.messages } });
     }

@@ -7,6 +7,11 @@ export function add(a: Float32Array, b: Float32Array): Float32Array {
   return a.map((v, i) => v + b[i]);
 }
 
+/** tensor_add as gpsimd check calls it: the operator's tensors as typed arrays (then every tensor's sizes, unused). */
+export function tensor_add(a: Float32Array, b: Float32Array): Float32Array {
+  return add(a, b);
+}
+
 /** W5: (a + b) * a * b per element, each operation rounded to float32 as a tensor library computes it. */
 export function w5(a: Float32Array, b: Float32Array): Float32Array {
   const sum = add(a, b);

@@ -38,3 +38,43 @@ export function packPanels(w: Float32Array, k: number, n: number, width: number)
   }
   return out;
 }
+
+// The operators as gpsimd check calls them: each tensor's values, each scalar, then every tensor's sizes.
+
+/** gemm(a [M, K], b [K, N]) -> [M, N]. */
+export function gemm(a: Float32Array, b: Float32Array, [[m, k], [, n]]: number[][]): Float64Array {
+  return matmul(a, b, m, k, n);
+}
+
+/** gemm_nt(a [M, K], b [N, K]) = a · bᵀ -> [M, N]. */
+export function gemm_nt(a: Float32Array, b: Float32Array, [[m, k], [n]]: number[][]): Float64Array {
+  return matmul(a, transpose(b, n, k), m, k, n);
+}
+
+/** gemm_tn(a [K, M], b [K, N]) = aᵀ · b -> [M, N]. */
+export function gemm_tn(a: Float32Array, b: Float32Array, [[k, m], [, n]]: number[][]): Float64Array {
+  return matmul(transpose(a, k, m), b, m, k, n);
+}
+
+/** linear(x [M, K], w [K, N], bias [N]) = x · w + bias -> [M, N]. */
+export function linear(x: Float32Array, w: Float32Array, bias: Float32Array, [[m, k], [, n]]: number[][]): Float64Array {
+  return matmul(x, w, m, k, n).map((v, i) => v + bias[i % n]);
+}
+
+/** bias_grad(grad [M, N]) = column sums -> [N]. */
+export function bias_grad(grad: Float32Array, [[m, n]]: number[][]): Float64Array {
+  return columnSums(grad, m, n);
+}
+
+/** pack_weights(w [K, N]) -> [ceil(N / 48), K, 48]. */
+export function pack_weights(w: Float32Array, [[k, n]]: number[][]): Float32Array {
+  return packPanels(w, k, n, 48);
+}
+
+/** linear_packed(xt [K, M], wp = pack_weights(w [K, N]), bias [N], transposed_out) -> [N, M] when transposed_out is 1, else [M, N]. */
+export function linear_packed(xt: Float32Array, wp: Float32Array, bias: Float32Array, transposed_out: number, [[k, m], , [n]]: number[][]): Float64Array {
+  const w = new Float32Array(k * n);
+  for (let r = 0; r < k; r++) for (let c = 0; c < n; c++) w[r * n + c] = wp[(Math.floor(c / 48) * k + r) * 48 + (c % 48)];
+  const out = matmul(transpose(xt, k, m), w, m, k, n).map((v, i) => v + bias[i % n]);
+  return transposed_out ? Float64Array.from(transpose(Float32Array.from(out), m, n)) : out;
+}

@@ -4,9 +4,9 @@
 const EPSILON = 1e-5;
 
 /** GIOU of each pair of boxes [x1, y1, x2, y2]: pred and target are [n, b, 4] (row-major), the result [n, b]. */
-export function giou(pred: Float32Array, target: Float32Array, n: number, b: number): Float32Array {
+export function giouOf(pred: Float32Array, target: Float32Array, n: number, b: number): Float32Array {
   if (pred.length !== n * b * 4 || target.length !== n * b * 4) {
-    throw new Error(`giou: pred has ${pred.length} and target ${target.length} values; [${n}, ${b}, 4] needs ${n * b * 4}`);
+    throw new Error(`giouOf: pred has ${pred.length} and target ${target.length} values; [${n}, ${b}, 4] needs ${n * b * 4}`);
   }
   const out = new Float32Array(n * b);
   for (let i = 0, j = 0; i < n * b; i++, j += 4) {
@@ -21,4 +21,9 @@ export function giou(pred: Float32Array, target: Float32Array, n: number, b: num
     out[i] = iou - (enclose - union) / enclose;
   }
   return out;
+}
+
+/** giou(t_pred [N, B, 4], t_target [N, B, 4]) as gpsimd check calls it: the values, then the tensors' sizes. */
+export function giou(pred: Float32Array, target: Float32Array, [[n, b]]: number[][]): Float32Array {
+  return giouOf(pred, target, n, b);
 }

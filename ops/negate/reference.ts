@@ -4,3 +4,8 @@
 export function negate(x: Float32Array): Float32Array {
   return x.map((v) => -v);
 }
+
+/** tensor_negate as gpsimd check calls it. */
+export function tensor_negate(x: Float32Array): Float32Array {
+  return negate(x);
+}

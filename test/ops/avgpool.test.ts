@@ -5,7 +5,7 @@ import { describe, it, expect, afterAll } from "vitest";
 import { ops, rand, tensor, shutdown } from "gpsimd";
 import { loadOp } from "../../ops/index.js";
 import { floats, STRICT, bitDifference } from "../helpers.js";
-import { avgpool2d } from "../../ops/avgpool/reference.js";
+import { avgpool2dOf as avgpool2d } from "../../ops/avgpool/reference.js";
 
 
 /** The first element further than tolerance * |expected| from expected, described; null when all are close. */

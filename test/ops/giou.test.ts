@@ -5,7 +5,7 @@ import { describe, it, expect, afterAll } from "vitest";
 import { ops, tensor, shutdown, type Tensor } from "gpsimd";
 import { loadOp } from "../../ops/index.js";
 import { floats, STRICT, bitDifference } from "../helpers.js";
-import { giou } from "../../ops/giou/reference.js";
+import { giouOf as giou } from "../../ops/giou/reference.js";
 import { w1Boxes, W1_BATCH, W1_BOXES } from "../../ops/giou/boxes.js";
 
 
