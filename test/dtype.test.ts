@@ -12,6 +12,7 @@ import {
   encodeScalar, decodeScalar, encodeInto, decodeToArray,
 } from "../host/device/dtype.js";
 import { DTypeNameError } from "../host/checks/errors.js";
+import { zeros, ones, full, empty } from "../host/device/factories.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Test harness helpers (independent of the code under test).
@@ -593,5 +594,17 @@ describe("encodeInto / decodeToArray", () => {
     const d = new Int16Array([9, 9, 9]);
     encodeInto(kShort, d, [1, 2]);
     expect([...d]).toEqual([1, 2, 9]);
+  });
+});
+
+describe("factories on empty tensors", () => {
+  it("zeros, ones, full and empty of every dtype with no elements give a tensor of no elements", () => {
+    for (const name of ["float32", "bfloat16", "float16", "int32", "int8", "int64", "int16", "uint8"] as const) {
+      for (const make of [() => zeros([0], name), () => ones([2, 0], name), () => full([0, 3], 7, name), () => empty([0], name)]) {
+        const t = make();
+        expect(t.numel(), name).toBe(0);
+        expect(Array.from(t.data() as ArrayLike<number | bigint>), name).toEqual([]);
+      }
+    }
   });
 });

@@ -27,7 +27,12 @@ function fill(t: Tensor, value: number): Tensor {
   const raw = storageValue(t.dtype, value);
   if (typeof raw === "bigint") (view as BigInt64Array).fill(raw);
   else if (t.dtype === ScalarType.Float || t.dtype === ScalarType.BFloat16 || t.dtype === ScalarType.Half) (view as Float32Array | Uint16Array).fill(raw);
-  else encodeInto(t.dtype, view, [raw]), view.fill(view[0] as never);
+  else {
+    // Encode once (checking the value fits the dtype) into a scratch element: the tensor may have none.
+    const one = new (view.constructor as new (n: number) => typeof view)(1);
+    encodeInto(t.dtype, one, [raw]);
+    view.fill(one[0] as never);
+  }
   return t;
 }
 
