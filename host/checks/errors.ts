@@ -95,6 +95,8 @@ export class WorkerCrashError extends GpsimdError {}
 export class CrossCoreWriteError extends GpsimdError {}
 /** Output elements no core wrote. */
 export class UnwrittenOutputError extends GpsimdError {}
+/** A kernel changed a tensor descriptor of its launch, or returned a tensor its launch did not create. */
+export class KernelTamperError extends GpsimdError {}
 
 // ---- what callers do wrong ----
 /** Wrong number, kind or dtype of operator arguments. */
@@ -120,7 +122,7 @@ const classes: Record<string, new (code: string, message: string, context?: Erro
   GpsimdError, AccessorIndexError, AccessorRankError, ReadOnlyTensorError, TensorRangeError, TcmRangeError, TcmFreeError,
   TcmLeakError, TcmGuardError, StreamAccessorError, CoherenceError, UninitializedTcmError, MulticoreRuleError,
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError, SanitizerError, KernelAbortError, KernelTrapError,
-  KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError, ArgumentError, ShapeFunctionError,
+  KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError, KernelTamperError, ArgumentError, ShapeFunctionError,
   TensorShapeError, DisposedTensorError, RegistryError, BuildError, LibraryFormatError, DeviceMemoryError, OptionError,
 };
 
