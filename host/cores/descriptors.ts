@@ -22,7 +22,7 @@ export function descriptorAddress(ctx: number, index: number): number {
 export function writeDescriptor(view: DataView, at: number, t: Tensor, slot: number, flags: number): void {
   new Uint8Array(view.buffer, at, DESC_BYTES).fill(0);
   const sizes = t.sizes();
-  view.setUint32(at + TD_DATA, t.address, true);
+  view.setUint32(at + TD_DATA, t.pinnedAddress, true);
   view.setInt32(at + TD_DTYPE, t.dtype, true);
   view.setInt32(at + TD_NDIM, sizes.length, true);
   view.setInt32(at + TD_FLAGS, flags, true);
@@ -141,7 +141,7 @@ export function returnedData(
   if (index < nargs) {
     const t = launch.tensors[index];
     if (!t) throw fail(`argument ${index} '${site.kernel.params[index].name}', which is a scalar, as a tensor (not a tensor of this launch)`);
-    return { data: t.address, dtype: t.dtype, numel: t.numel() };
+    return { data: t.pinnedAddress, dtype: t.dtype, numel: t.numel() };
   }
   const slot = view.getInt32(returned + TD_SLOT, true), flags = view.getInt32(returned + TD_FLAGS, true);
   const data = view.getUint32(returned + TD_DATA, true), dtype = view.getInt32(returned + TD_DTYPE, true) as ScalarType;

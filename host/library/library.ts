@@ -172,6 +172,10 @@ export class Library {
     const op = this.operator(name);
     const checked = checkArguments(op.qualifiedName, op.kernel, args);
     const out = this.makeOutput(op, args);
+    // Until the call ends, its tensors stay allocated (dispose() waits) and so does the library (unload() waits).
+    const pinned = checked.tensors.filter((t): t is Tensor => t !== null);
+    for (const t of pinned) t.pin();
+    this.callsInFlight++;
     try {
       const request = this.launchRequest(op, checked, out);
       await this.pool().launchAsync(request);
@@ -180,8 +184,14 @@ export class Library {
     } catch (e) {
       out.dispose();
       throw e;
+    } finally {
+      for (const t of pinned) t.unpin();
+      if (--this.callsInFlight === 0 && this.unloaded) this.release();
     }
   }
+
+  /** Asynchronous calls started and not yet settled. */
+  private callsInFlight = 0;
 
   /** Keeps a traced call's timeline as lastTrace. */
   private keepTrace(op: Operator, callStart: number, traced: Traced | undefined): void {
@@ -231,10 +241,18 @@ export class Library {
     return { cores: [core], returnedBytes: returnedBytes ?? 0 };
   }
 
-  /** Stops using the library: its operators fail from now on and its memory is freed. */
+  /**
+   * Stops using the library: its operators fail from now on (RegistryError E_UNLOADED). Calls already
+   * started (async ones queued or running) finish normally; its static data and its place on the core
+   * threads are freed when the last of them ends.
+   */
   unload(): void {
     if (this.unloaded) return;
     this.unloaded = true;
+    if (this.callsInFlight === 0) this.release();
+  }
+
+  private release(): void {
     if (this.pooled) this.pool().forget(this);
     hbm().release(this.placed.staticBase);
   }
