@@ -105,6 +105,8 @@ export class ArgumentError extends GpsimdError {}
 export class ShapeFunctionError extends GpsimdError {}
 /** A tensor outside the device limits (8 dimensions, 65535 per dimension) or a bad shape. */
 export class TensorShapeError extends GpsimdError {}
+/** A value its dtype cannot hold: NaN or ±Infinity for an integer dtype. */
+export class TensorValueError extends GpsimdError {}
 /** A disposed tensor was used. */
 export class DisposedTensorError extends GpsimdError {}
 /** Registration problems: a library registered twice, more than 10 functions, an unknown kernel. */
@@ -123,7 +125,7 @@ const classes: Record<string, new (code: string, message: string, context?: Erro
   TcmLeakError, TcmGuardError, StreamAccessorError, CoherenceError, UninitializedTcmError, MulticoreRuleError,
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError, SanitizerError, KernelAbortError, KernelTrapError,
   KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError, KernelTamperError, ArgumentError, ShapeFunctionError,
-  TensorShapeError, DisposedTensorError, RegistryError, BuildError, LibraryFormatError, DeviceMemoryError, OptionError,
+  TensorShapeError, TensorValueError, DisposedTensorError, RegistryError, BuildError, LibraryFormatError, DeviceMemoryError, OptionError,
 };
 
 /** Rebuilds a typed error from plain data (from another thread). */
