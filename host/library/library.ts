@@ -13,7 +13,7 @@ import { KernelInstance, readRing, writeLogCount, type CoreSite } from "../cores
 import { output } from "../output.js";
 import { sanitizerImports } from "../checks/sanitizer.js";
 import { resolveRuntime, type ResolvedRuntime, type RuntimeOptions } from "./options.js";
-import { GpsimdError, ShapeFunctionError, RegistryError, CrossCoreWriteError, UnwrittenOutputError } from "../checks/errors.js";
+import { GpsimdError, ShapeFunctionError, RegistryError, CrossCoreWriteError, UnwrittenOutputError, LibraryFormatError } from "../checks/errors.js";
 import { relocateCode, relocateData } from "../../build/relocate.js";
 import { createSourceLocator } from "../checks/source-locator.js";
 import type { SourceLocator } from "../checks/source-locator.js";
@@ -55,11 +55,17 @@ export interface PlacedModule {
 export function placeModule(parts: LibraryParts): PlacedModule {
   const staticBytes = Math.max(parts.data.length, 16);
   const staticBase = hbm().alloc(staticBytes, "library static data");
-  new Uint8Array(hbm().memory.buffer, staticBase, parts.data.length).set(relocateData(parts, staticBase));
-  const code = relocateCode(parts, staticBase);
-  const module = new WebAssembly.Module(code);
-  const locator = parts.sourceMap ? createSourceLocator(parts.sourceMap, parts.offsetMap, code) : null;
-  return { module, code, staticBase, staticBytes, sourceMap: parts.sourceMap, offsetMap: parts.offsetMap, locator };
+  try {
+    new Uint8Array(hbm().memory.buffer, staticBase, parts.data.length).set(relocateData(parts, staticBase));
+    const code = relocateCode(parts, staticBase);
+    const module = new WebAssembly.Module(code);
+    const locator = parts.sourceMap ? createSourceLocator(parts.sourceMap, parts.offsetMap, code) : null;
+    return { module, code, staticBase, staticBytes, sourceMap: parts.sourceMap, offsetMap: parts.offsetMap, locator };
+  } catch (e) {
+    hbm().release(staticBase); // a library that fails to load keeps no device memory
+    if (e instanceof GpsimdError) throw e;
+    throw new LibraryFormatError("E_LIBRARY_FORMAT", `lib${parts.manifest.name}: its kernel module cannot be placed in device memory (${e instanceof Error ? e.message : String(e)}); rebuild it`, { cause: e });
+  }
 }
 
 /** A loaded library. */
