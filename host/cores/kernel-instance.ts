@@ -44,6 +44,7 @@ const utf8 = new TextEncoder();
 
 /** Reads an AssemblyScript string (UTF-16, byte length stored just before it). */
 export function readString(memory: WebAssembly.Memory, ptr: number): string {
+  ptr >>>= 0; // wasm passes addresses as i32: above 2 GiB they arrive negative
   if (ptr === 0) return "(null)";
   const view = new DataView(memory.buffer);
   const bytes = view.getUint32(ptr - 4, true);
@@ -178,6 +179,7 @@ export class KernelInstance {
   }
 
   private printf(fmt: number, args: number, nargs: number): void {
+    args >>>= 0; // an i32 from wasm: unsigned above 2 GiB
     const site = this.currentSite();
     if (site.multicore && site.core !== 0 && !site.printAllCores) {
       this.dropped++;
