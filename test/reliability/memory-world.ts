@@ -83,6 +83,14 @@ export class Bystanders {
 /** The attack fixture libraries (single-core context-block and descriptor attacks, multicore context-block attacks). */
 export interface Attacks { ctx: Library; desc: Library; mc: Library; }
 
+/** Ordinary kernel bugs (trap, accessor and TCM errors, double free, abort) and a correct negate. */
+export function loadFaults(): Library {
+  return custom_op.load({
+    name: "memory_faults", compute_srcs: ["faults.ts", "good.ts"].map((f) => fixturePath(GROUP, f)),
+    shape_srcs: ["register-faults.ts", "shape.ts"].map((f) => fixturePath(GROUP, f)), build_directory: TEST_BUILD_DIR,
+  });
+}
+
 export function loadAttacks(sanitize: boolean): Attacks {
   const load = (name: string, compute: string[], shape: string, multicore = false) => custom_op.load({
     name: `${name}${sanitize ? "_sanitize" : ""}`, compute_srcs: compute.map((f) => fixturePath(GROUP, f)),
@@ -95,7 +103,7 @@ export function loadAttacks(sanitize: boolean): Attacks {
   };
 }
 
-/** Runs fn quietly (printf and warnings captured); returns the error it threw, or null. */
-export function attempt(fn: () => unknown): unknown {
-  try { captureOutput(fn); return null; } catch (e) { return e; }
+/** Runs a call quietly (printf and warnings captured); returns the error it threw, or null (the output is disposed). */
+export function attempt(fn: () => Tensor): unknown {
+  try { captureOutput(fn).result.dispose(); return null; } catch (e) { return e; }
 }
