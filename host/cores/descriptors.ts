@@ -12,6 +12,7 @@ import {
   TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_SLOT, TD_SIZES, TD_STRIDES, TDF_READ_ONLY, TDF_OUTPUT, TDF_KERNEL_OWNED,
 } from "../device/layout.js";
 import type { KernelSignature } from "../../build/signatures.js";
+import { hbm } from "../device/hbm.js";
 
 /** Descriptor address of slot i (argument i, in parameter order) in the context block at ctx. */
 export function descriptorAddress(ctx: number, index: number): number {
@@ -36,6 +37,13 @@ export function writeDescriptor(view: DataView, at: number, t: Tensor, slot: num
   }
 }
 
+/** Word offsets of the fields a kernel must never change: data, dtype, rank, flags, count, slot, sizes, strides. */
+const TRUSTED_WORDS = [
+  TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_NUMEL + 4, TD_SLOT,
+  ...Array.from({ length: 8 }, (_, i) => TD_SIZES + 4 * i), ...Array.from({ length: 8 }, (_, i) => TD_STRIDES + 4 * i),
+].map((b) => b >> 2);
+const NTRUSTED = TRUSTED_WORDS.length;
+
 /** What a launch put in a context block's descriptors, kept by the host (kernels cannot reach it). */
 export interface LaunchDescriptors {
   /** The tensor arguments in parameter order (null for scalars), then the output (null if none). */
@@ -44,8 +52,8 @@ export interface LaunchDescriptors {
   argDescs: (number | null)[];
   /** Descriptor address of the output in the block prepared (0 for none). */
   outputDesc: number;
-  /** The descriptor words as written, slot after slot (only the trusted ones are compared). */
-  words: Int32Array;
+  /** The trusted words (TRUSTED_WORDS) of each slot as written, slot after slot. */
+  words: Uint32Array;
 }
 
 /** The launch state of one core: who it is, its flags, and its tensors; returns the host's copy of the descriptors. */
@@ -70,15 +78,12 @@ export function prepareCore(
   const count = args.length + (output ? 1 : 0);
   view.setInt32(ctx + CTX_NUM_TENSORS, count, true);
   view.setUint32(ctx + CTX_DST, outputDesc, true);
-  const words = new Int32Array(view.buffer, view.byteOffset + ctx + CTX_DESC, count * (DESC_BYTES >> 2)).slice();
+  // Only the trusted words are kept: a plain copy, made from a view of the memory that is reused across launches.
+  const memory = hbm().words(), base = (ctx + CTX_DESC) >>> 2, per = DESC_BYTES >> 2;
+  const words = new Uint32Array(count * NTRUSTED);
+  for (let i = 0, k = 0; i < count; i++) for (let j = 0; j < NTRUSTED; j++) words[k++] = memory[base + i * per + TRUSTED_WORDS[j]];
   return { tensors: [...args, output], argDescs, outputDesc, words };
 }
-
-/** Word offsets of the fields a kernel must never change: data, dtype, rank, flags, count, slot, sizes, strides. */
-const TRUSTED_WORDS = [
-  TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_NUMEL + 4, TD_SLOT,
-  ...Array.from({ length: 8 }, (_, i) => TD_SIZES + 4 * i), ...Array.from({ length: 8 }, (_, i) => TD_STRIDES + 4 * i),
-].map((b) => b >> 2);
 
 /** Who ran the kernel, for messages. */
 export interface TamperSite { op: string; core: number; kernel: KernelSignature; }
@@ -103,17 +108,17 @@ function fieldChange(word: number, before: number, after: number): string {
  * Throws KernelTamperError if the kernel changed a trusted field of any descriptor the launch wrote
  * into the context block at ctx (23 words per tensor: cheap beside the launch itself).
  */
-export function verifyDescriptors(view: DataView, ctx: number, launch: LaunchDescriptors, site: TamperSite): void {
-  const words = new Int32Array(view.buffer, view.byteOffset + ctx + CTX_DESC, launch.words.length);
+export function verifyDescriptors(words: Uint32Array, ctx: number, launch: LaunchDescriptors, site: TamperSite): void {
+  const base = (ctx + CTX_DESC) >>> 2;
   const per = DESC_BYTES >> 2;
-  for (let i = 0; i < launch.tensors.length; i++) {
-    if (!launch.tensors[i]) continue;
-    for (const w of TRUSTED_WORDS) {
-      const before = launch.words[i * per + w], after = words[i * per + w];
-      if (before === after) continue;
+  for (let i = 0, k = 0; i < launch.tensors.length; i++) {
+    for (let j = 0; j < NTRUSTED; j++) {
+      const w = TRUSTED_WORDS[j];
+      const before = launch.words[k++], after = words[base + i * per + w];
+      if (before === after || !launch.tensors[i]) continue;
       const name = tensorName(launch, i, site.kernel);
-      throw new KernelTamperError("E_DESCRIPTOR_CHANGED", `${site.op} (core ${site.core}): the kernel changed the descriptor of ${name}: ${fieldChange(w, before, after)}. Descriptors belong to the host: a kernel must not write them (its writes through this one may have reached memory outside the call's tensors)`, {
-        op: site.op, core: site.core, details: { tensor: name, field: w << 2, before, after },
+      throw new KernelTamperError("E_DESCRIPTOR_CHANGED", `${site.op} (core ${site.core}): the kernel changed the descriptor of ${name}: ${fieldChange(w, before | 0, after | 0)}. Descriptors belong to the host: a kernel must not write them (its writes through this one may have reached memory outside the call's tensors)`, {
+        op: site.op, core: site.core, details: { tensor: name, field: w << 2, before: before | 0, after: after | 0 },
       });
     }
   }

@@ -17,6 +17,7 @@ import type { LaunchRequest } from "./pool.js";
 export function finishLaunch(request: LaunchRequest, control: Int32Array, mailboxes: SharedArrayBuffer, traceArea: number): void {
   const { library: lib, op } = request;
   const view = new DataView(hbm().memory.buffer);
+  const words = hbm().words();
   const errors: GpsimdError[] = [];
   const reports: CoreReport[] = [];
   const writes: CoreWrites[] = [];
@@ -31,7 +32,7 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
     if (data.returned) { returned = data.returned; returnedBy = ctx; }
     // Every core that started must have left its descriptors as the launch wrote them (descriptors.ts).
     const started = !data.error || (data.error.code !== "E_NOT_STARTED" && data.error.code !== "E_INTERNAL");
-    if (started && request.descriptors) verifyDescriptors(view, ctx, request.descriptors, { op: op.qualifiedName, core: k, kernel: op.kernel });
+    if (started && request.descriptors) verifyDescriptors(words, ctx, request.descriptors, { op: op.qualifiedName, core: k, kernel: op.kernel });
     writesLost ||= !!data.writesLost;
     reports.push({ core: k, ctx, warnings: data.warnings, dropped: data.dropped });
     writes.push({ core: k, intervals: [...data.writes, ...writeLog(view, ctx)] });

@@ -88,12 +88,13 @@ export function regionAt(ctx: number): CoreRegion | undefined {
 
 /** Writes the region's addresses and sizes into its context block, and clears its stop word and launch number. */
 function writeTrustedFields(r: CoreRegion): void {
-  const words = new Uint32Array(hbm().memory.buffer, r.ctx, CTX_LAUNCH / 4 + 1);
-  words[CTX_TCM_BASE >> 2] = r.tcm;
-  words[CTX_PRINTF_BASE >> 2] = r.ring;
-  words[CTX_PRINTF_SIZE >> 2] = r.printfBytes;
-  words[CTX_HEAP_BASE >> 2] = r.heap;
-  words[CTX_HEAP_END >> 2] = r.heap + r.heapBytes;
-  Atomics.store(words, CTX_STOP >> 2, 0); // pairs with the kernel's atomic load of its stop word
-  words[CTX_LAUNCH >> 2] = 0;
+  const words = hbm().words();
+  const at = r.ctx >>> 2;
+  words[at + (CTX_TCM_BASE >> 2)] = r.tcm;
+  words[at + (CTX_PRINTF_BASE >> 2)] = r.ring;
+  words[at + (CTX_PRINTF_SIZE >> 2)] = r.printfBytes;
+  words[at + (CTX_HEAP_BASE >> 2)] = r.heap;
+  words[at + (CTX_HEAP_END >> 2)] = r.heap + r.heapBytes;
+  Atomics.store(words, at + (CTX_STOP >> 2), 0); // pairs with the kernel's atomic load of its stop word
+  words[at + (CTX_LAUNCH >> 2)] = 0;
 }

@@ -231,12 +231,12 @@ export class Library {
       // What the kernel printed before it failed is often the best clue.
       showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: [], dropped: 0 }]);
       // A kernel that changed a descriptor and then failed: the change is the more telling error.
-      verifyDescriptors(new DataView(hbm().memory.buffer), region.ctx, launch, site);
+      verifyDescriptors(hbm().words(), region.ctx, launch, site);
       throw e;
     } finally {
       this.hostInstance.traceTo(null);
     }
-    verifyDescriptors(view, region.ctx, launch, site);
+    verifyDescriptors(hbm().words(), region.ctx, launch, site);
     const writes = [...outcome.writes, ...writeLog(view, region.ctx)];
     const printed = writer ? readRing(hbm().memory, region.ctx).text : "";
     showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: outcome.warnings, dropped: 0 }]);
