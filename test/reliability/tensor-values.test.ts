@@ -39,11 +39,11 @@ describe("float bit patterns survive exactly", () => {
   it("bfloat16 and float16 from 16-bit patterns keep signalling NaNs, and read back widened exactly", () => {
     const bf16 = [0x7f81, 0xff81, 0x7fc1, 0x7f80, 0x8000];
     const t = tensor(new Uint16Array(bf16), undefined, kBFloat16);
-    expect(Array.from(t.storageView())).toEqual(bf16);
+    expect(Array.from(t.storageView() as Uint16Array)).toEqual(bf16);
     expect(bitsOf(t.data() as Float32Array)).toEqual(bf16.map((b) => (b << 16) >>> 0));
     const f16 = [0x7c01, 0xfc01, 0x7e01, 0x7c00, 0x8000];
     const h = tensor(new Uint16Array(f16), undefined, kHalf);
-    expect(Array.from(h.storageView())).toEqual(f16);
+    expect(Array.from(h.storageView() as Uint16Array)).toEqual(f16);
     expect(bitsOf(h.data() as Float32Array).map((b) => b.toString(16))).toEqual(["7f802000", "ff802000", "7fc02000", "7f800000", "80000000"]);
   });
 });
