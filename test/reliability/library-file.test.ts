@@ -20,7 +20,7 @@ beforeAll(() => {
     shape_srcs: [fixturePath(GROUP, "register-lifetimes.ts"), fixturePath(GROUP, "shape.ts")], build_directory: TEST_BUILD_DIR,
   });
   lib.unload();
-  original = readFileSync(path.join(TEST_BUILD_DIR, `lib${NAME}.wasm`));
+  original = new Uint8Array(readFileSync(path.join(TEST_BUILD_DIR, `lib${NAME}.wasm`))); // a copy: a Buffer's slice() would be a view
   dir = mkdtempSync(path.join(tmpdir(), "gpsimd-integrity-"));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
