@@ -236,10 +236,10 @@ export class Library {
     } finally {
       this.hostInstance.traceTo(null);
     }
-    verifyDescriptors(hbm().words(), region.ctx, launch, site);
     const writes = [...outcome.writes, ...writeLog(view, region.ctx)];
     const printed = writer ? readRing(hbm().memory, region.ctx).text : "";
     showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: outcome.warnings, dropped: 0 }]);
+    verifyDescriptors(hbm().words(), region.ctx, launch, site);
     const returnedBytes = copyResult(op, 0, region.ctx, outcome.returned, launch, out);
     if (returnedBytes === null && flags & FLAG_LOG_WRITES) checkCoverage(op, [{ core: 0, intervals: writes }], out, false);
     if (!writer) return undefined;
