@@ -11,7 +11,7 @@ import {
   f32BitsToBf16Bits, bf16BitsToF32Bits, f32BitsToF16Bits, f16BitsToF32Bits,
   encodeScalar, decodeScalar, encodeInto, decodeToArray,
 } from "../host/device/dtype.js";
-import { DTypeNameError } from "../host/checks/errors.js";
+import { DTypeNameError, TensorValueError } from "../host/checks/errors.js";
 import { zeros, ones, full, empty } from "../host/device/factories.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -497,7 +497,7 @@ describe("encodeScalar / decodeScalar", () => {
 
   it("rejects NaN and infinities for integer types", () => {
     for (const t of [kInt, kChar, kShort, kByte, kLong]) {
-      for (const v of [NaN, Infinity, -Infinity]) expect(() => encodeScalar(t, v)).toThrow(RangeError);
+      for (const v of [NaN, Infinity, -Infinity]) expect(() => encodeScalar(t, v)).toThrow(TensorValueError);
       const dst = storageArray(t, new ArrayBuffer(8 * 3), 0, 3);
       expect(() => encodeInto(t, dst, [1, NaN, 2])).toThrow(/Cannot convert NaN to/);
     }

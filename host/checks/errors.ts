@@ -95,6 +95,8 @@ export class WorkerCrashError extends GpsimdError {}
 export class CrossCoreWriteError extends GpsimdError {}
 /** Output elements no core wrote. */
 export class UnwrittenOutputError extends GpsimdError {}
+/** A kernel changed a tensor descriptor of its launch, or returned a tensor its launch did not create. */
+export class KernelTamperError extends GpsimdError {}
 
 // ---- what callers do wrong ----
 /** Wrong number, kind or dtype of operator arguments. */
@@ -103,6 +105,8 @@ export class ArgumentError extends GpsimdError {}
 export class ShapeFunctionError extends GpsimdError {}
 /** A tensor outside the device limits (8 dimensions, 65535 per dimension) or a bad shape. */
 export class TensorShapeError extends GpsimdError {}
+/** A value its dtype cannot hold: NaN or ±Infinity for an integer dtype. */
+export class TensorValueError extends GpsimdError {}
 /** A disposed tensor was used. */
 export class DisposedTensorError extends GpsimdError {}
 /** Registration problems: a library registered twice, more than 10 functions, an unknown kernel. */
@@ -124,8 +128,8 @@ const classes: Record<string, new (code: string, message: string, context?: Erro
   GpsimdError, AccessorIndexError, AccessorRankError, ReadOnlyTensorError, TensorRangeError, TcmRangeError, TcmFreeError,
   TcmLeakError, TcmGuardError, StreamAccessorError, CoherenceError, UninitializedTcmError, MulticoreRuleError,
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError, SanitizerError, KernelAbortError, KernelTrapError,
-  KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError, ArgumentError, ShapeFunctionError,
-  TensorShapeError, DisposedTensorError, RegistryError, BuildError, LibraryFormatError, DeviceMemoryError, OptionError,
+  KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError, KernelTamperError, ArgumentError, ShapeFunctionError,
+  TensorShapeError, TensorValueError, DisposedTensorError, RegistryError, BuildError, LibraryFormatError, DeviceMemoryError, OptionError,
   DTypeNameError, NpyFormatError,
 };
 

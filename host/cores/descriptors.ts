@@ -1,12 +1,18 @@
 // Writes the tensor descriptors a kernel sees into a core's context block:
 // the arguments in parameter order, then the output. Only numbers cross.
+// Descriptors live in kernel-writable memory, so the host keeps its own copy
+// of what it wrote: after the launch it checks that the kernel changed no
+// trusted field, and it accepts a returned tensor only if the launch made it.
 import type { Tensor } from "../device/tensor.js";
-import { OUTPUT_SLOT } from "../checks/describe.js";
+import { OUTPUT_SLOT, KERNEL_TENSOR_SLOT } from "../checks/describe.js";
+import { KernelTamperError } from "../checks/errors.js";
+import { dtypeInfo, type ScalarType } from "../device/dtype.js";
 import {
-  CTX_DESC, DESC_BYTES, CTX_NUM_TENSORS, CTX_DST, CTX_CPU_ID, CTX_CPU_COUNT, CTX_FLAGS,
-  TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_SLOT, TD_SIZES, TD_STRIDES, TDF_READ_ONLY, TDF_OUTPUT,
+  CTX_DESC, DESC_BYTES, CTX_NUM_TENSORS, CTX_DST, CTX_CPU_ID, CTX_CPU_COUNT, CTX_FLAGS, MAX_TENSORS,
+  TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_SLOT, TD_SIZES, TD_STRIDES, TDF_READ_ONLY, TDF_OUTPUT, TDF_KERNEL_OWNED,
 } from "../device/layout.js";
-
+import type { KernelSignature } from "../../build/signatures.js";
+import { hbm } from "../device/hbm.js";
 
 /** Descriptor address of slot i (argument i, in parameter order) in the context block at ctx. */
 export function descriptorAddress(ctx: number, index: number): number {
@@ -17,7 +23,7 @@ export function descriptorAddress(ctx: number, index: number): number {
 export function writeDescriptor(view: DataView, at: number, t: Tensor, slot: number, flags: number): void {
   new Uint8Array(view.buffer, at, DESC_BYTES).fill(0);
   const sizes = t.sizes();
-  view.setUint32(at + TD_DATA, t.address, true);
+  view.setUint32(at + TD_DATA, t.pinnedAddress, true);
   view.setInt32(at + TD_DTYPE, t.dtype, true);
   view.setInt32(at + TD_NDIM, sizes.length, true);
   view.setInt32(at + TD_FLAGS, flags, true);
@@ -31,11 +37,30 @@ export function writeDescriptor(view: DataView, at: number, t: Tensor, slot: num
   }
 }
 
-/** The launch state of one core: who it is, its flags, and its tensors. Returns the descriptor addresses of the tensor arguments (null for scalars) and of the output. */
+/** Word offsets of the fields a kernel must never change: data, dtype, rank, flags, count, slot, sizes, strides. */
+const TRUSTED_WORDS = [
+  TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_NUMEL + 4, TD_SLOT,
+  ...Array.from({ length: 8 }, (_, i) => TD_SIZES + 4 * i), ...Array.from({ length: 8 }, (_, i) => TD_STRIDES + 4 * i),
+].map((b) => b >> 2);
+const NTRUSTED = TRUSTED_WORDS.length;
+
+/** What a launch put in a context block's descriptors, kept by the host (kernels cannot reach it). */
+export interface LaunchDescriptors {
+  /** The tensor arguments in parameter order (null for scalars), then the output (null if none). */
+  tensors: (Tensor | null)[];
+  /** Descriptor addresses of the tensor arguments in the block prepared (null for scalars). */
+  argDescs: (number | null)[];
+  /** Descriptor address of the output in the block prepared (0 for none). */
+  outputDesc: number;
+  /** The trusted words (TRUSTED_WORDS) of each slot as written, slot after slot. */
+  words: Uint32Array;
+}
+
+/** The launch state of one core: who it is, its flags, and its tensors; returns the host's copy of the descriptors. */
 export function prepareCore(
   view: DataView, ctx: number, core: number, cores: number, flags: number,
   args: (Tensor | null)[], output: Tensor | null,
-): { argDescs: (number | null)[]; outputDesc: number } {
+): LaunchDescriptors {
   view.setInt32(ctx + CTX_CPU_ID, core, true);
   view.setInt32(ctx + CTX_CPU_COUNT, cores, true);
   view.setInt32(ctx + CTX_FLAGS, flags, true);
@@ -50,7 +75,89 @@ export function prepareCore(
     outputDesc = descriptorAddress(ctx, args.length);
     writeDescriptor(view, outputDesc, output, OUTPUT_SLOT, TDF_OUTPUT);
   }
-  view.setInt32(ctx + CTX_NUM_TENSORS, args.length + (output ? 1 : 0), true);
+  const count = args.length + (output ? 1 : 0);
+  view.setInt32(ctx + CTX_NUM_TENSORS, count, true);
   view.setUint32(ctx + CTX_DST, outputDesc, true);
-  return { argDescs, outputDesc };
+  // Only the trusted words are kept: a plain copy, made from a view of the memory that is reused across launches.
+  const memory = hbm().words(), base = (ctx + CTX_DESC) >>> 2, per = DESC_BYTES >> 2;
+  const words = new Uint32Array(count * NTRUSTED);
+  for (let i = 0, k = 0; i < count; i++) for (let j = 0; j < NTRUSTED; j++) words[k++] = memory[base + i * per + TRUSTED_WORDS[j]];
+  return { tensors: [...args, output], argDescs, outputDesc, words };
+}
+
+/** Who ran the kernel, for messages. */
+export interface TamperSite { op: string; core: number; kernel: KernelSignature; }
+
+/** "argument 0 't_in' (float32[8])" or "the output (float32[8])", from the host's own knowledge. */
+function tensorName(launch: LaunchDescriptors, index: number, kernel: KernelSignature): string {
+  const t = launch.tensors[index]!;
+  return index < kernel.params.length ? `argument ${index} '${kernel.params[index].name}' (${t.describe()})` : `the output (${t.describe()})`;
+}
+
+function fieldChange(word: number, before: number, after: number): string {
+  const byte = word << 2;
+  if (byte === TD_FLAGS && (before & TDF_READ_ONLY) && !(after & TDF_READ_ONLY)) return `its read-only flag was cleared (flags ${before} -> ${after})`;
+  if (byte === TD_DATA) return `its data address was changed from 0x${(before >>> 0).toString(16)} to 0x${(after >>> 0).toString(16)}`;
+  if (byte === TD_NUMEL || byte === TD_NUMEL + 4) return "its element count was changed";
+  const name = byte === TD_DTYPE ? "dtype" : byte === TD_NDIM ? "dimension count" : byte === TD_FLAGS ? "flags" : byte === TD_SLOT ? "slot"
+    : byte < TD_STRIDES ? `size of dimension ${(byte - TD_SIZES) >> 2}` : `stride of dimension ${(byte - TD_STRIDES) >> 2}`;
+  return `its ${name} was changed from ${before} to ${after}`;
+}
+
+/**
+ * Throws KernelTamperError if the kernel changed a trusted field of any descriptor the launch wrote
+ * into the context block at ctx (23 words per tensor: cheap beside the launch itself).
+ */
+export function verifyDescriptors(words: Uint32Array, ctx: number, launch: LaunchDescriptors, site: TamperSite): void {
+  const base = (ctx + CTX_DESC) >>> 2;
+  const per = DESC_BYTES >> 2;
+  for (let i = 0, k = 0; i < launch.tensors.length; i++) {
+    for (let j = 0; j < NTRUSTED; j++) {
+      const w = TRUSTED_WORDS[j];
+      const before = launch.words[k++], after = words[base + i * per + w];
+      if (before === after || !launch.tensors[i]) continue;
+      const name = tensorName(launch, i, site.kernel);
+      throw new KernelTamperError("E_DESCRIPTOR_CHANGED", `${site.op} (core ${site.core}): the kernel changed the descriptor of ${name}: ${fieldChange(w, before | 0, after | 0)}. Descriptors belong to the host: a kernel must not write them (its writes through this one may have reached memory outside the call's tensors)`, {
+        op: site.op, core: site.core, details: { tensor: name, field: w << 2, before: before | 0, after: after | 0 },
+      });
+    }
+  }
+}
+
+/** The data a kernel's result lives in: what the host copies into the output. */
+export interface ReturnedData { data: number; dtype: ScalarType; numel: number; }
+
+/**
+ * The tensor a single-core kernel returned, if the host must copy it into the output: an argument
+ * (the host's own tensor) or a tensor the kernel made (its descriptor checked: data inside the core's
+ * heap). Null when the kernel returned the output itself. Anything else is KernelTamperError.
+ */
+export function returnedData(
+  view: DataView, ctx: number, returned: number, launch: LaunchDescriptors, heap: { start: number; end: number }, site: TamperSite,
+): ReturnedData | null {
+  const offset = returned - (ctx + CTX_DESC);
+  const index = offset / DESC_BYTES;
+  const fail = (why: string) => new KernelTamperError("E_FOREIGN_RETURN", `${site.op} (core ${site.core}): the kernel returned ${why}; return get_dst_tensor(), an argument, or a tensor the kernel made (empty, zeros, ...)`, {
+    op: site.op, core: site.core, details: { returned },
+  });
+  if (!Number.isInteger(index) || index < 0 || index >= MAX_TENSORS) throw fail(`0x${(returned >>> 0).toString(16)}, which is not a tensor of this launch`);
+  const nargs = site.kernel.params.length;
+  if (index === nargs) return null; // the output
+  if (index < nargs) {
+    const t = launch.tensors[index];
+    if (!t) throw fail(`argument ${index} '${site.kernel.params[index].name}', which is a scalar, as a tensor (not a tensor of this launch)`);
+    return { data: t.pinnedAddress, dtype: t.dtype, numel: t.numel() };
+  }
+  const slot = view.getInt32(returned + TD_SLOT, true), flags = view.getInt32(returned + TD_FLAGS, true);
+  const data = view.getUint32(returned + TD_DATA, true), dtype = view.getInt32(returned + TD_DTYPE, true) as ScalarType;
+  const numel = Number(view.getBigInt64(returned + TD_NUMEL, true));
+  let bytes = -1;
+  try { bytes = dtypeInfo(dtype).bytes * numel; } catch { /* not a dtype */ }
+  if (slot !== KERNEL_TENSOR_SLOT || !(flags & TDF_KERNEL_OWNED) || bytes < 0 || !Number.isSafeInteger(bytes)) {
+    throw fail(`a descriptor in slot ${index} that the kernel library did not make (slot ${slot}, flags ${flags}, dtype ${dtype}, ${numel} elements): not a tensor of this launch`);
+  }
+  if (data < heap.start || data + bytes > heap.end) {
+    throw fail(`a tensor whose ${bytes} bytes at 0x${data.toString(16)} lie outside the kernel heap [0x${heap.start.toString(16)}, 0x${heap.end.toString(16)}) where tensors made in a kernel live`);
+  }
+  return { data, dtype, numel };
 }

@@ -173,6 +173,6 @@ export function stopCores(control: Int32Array, memory: WebAssembly.Memory, seq: 
   const ncores = Atomics.load(control, C_NCORES);
   for (let k = 0; k < ncores; k++) {
     const status = Atomics.load(control, C_STATUS + k);
-    if (status === STATUS_RUNNING) Atomics.store(words, ((Atomics.load(control, C_CONTEXTS + k) >>> 0) + CTX_STOP) >> 2, seq);
+    if (status === STATUS_RUNNING) Atomics.store(words, ((Atomics.load(control, C_CONTEXTS + k) >>> 0) + CTX_STOP) >>> 2, seq);
   }
 }

@@ -8,8 +8,9 @@ import { formatPrintf, type PrintfArg } from "./printf-format.js";
 import {
   CTX_WLOG, CTX_WLOG_COUNT, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_PRINTF_HEAD, PF_MAX_ARGS,
   PF_TAG_INT, PF_TAG_UINT, PF_TAG_FLOAT, PF_TAG_STRING, PF_TAG_BOOL, ABI_VERSION, CTX_HEADER_BYTES, CTX_DESC, DESC_BYTES,
-  TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS,
+  TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS, MAX_WLOG,
 } from "../device/layout.js";
+import { regionAt } from "../device/core-regions.js";
 import { LibraryFormatError } from "../checks/errors.js";
 import type { SourceLocator } from "../checks/source-locator.js";
 import { TRACE_PRINTF, type TraceWriter } from "../profiling/trace.js";
@@ -43,39 +44,53 @@ const utf8 = new TextEncoder();
 
 /** Reads an AssemblyScript string (UTF-16, byte length stored just before it). */
 export function readString(memory: WebAssembly.Memory, ptr: number): string {
+  ptr >>>= 0; // wasm passes addresses as i32: above 2 GiB they arrive negative
   if (ptr === 0) return "(null)";
   const view = new DataView(memory.buffer);
   const bytes = view.getUint32(ptr - 4, true);
   return utf16.decode(new Uint8Array(memory.buffer, ptr, bytes).slice());
 }
 
+/** Where a core's printf ring is: the host's own numbers, never the kernel-writable copies in the context block. */
+export interface Ring { base: number; size: number; }
+
+/** Bytes ever written to a core's ring: the kernel can overwrite the count, so anything but a byte count counts as none. */
+function ringHead(view: DataView, ctx: number): number {
+  const head = view.getFloat64(ctx + CTX_PRINTF_HEAD, true);
+  return Number.isSafeInteger(head) && head >= 0 ? head : 0;
+}
+
 /** Appends text to a core's printf ring (the oldest text is overwritten when full). */
-export function appendToRing(memory: WebAssembly.Memory, ctx: number, text: string): void {
-  const view = new DataView(memory.buffer);
-  const size = view.getUint32(ctx + CTX_PRINTF_SIZE, true);
+export function appendToRing(memory: WebAssembly.Memory, ring: Ring, ctx: number, text: string): void {
+  const { base, size } = ring;
   if (size === 0) return;
-  const base = view.getUint32(ctx + CTX_PRINTF_BASE, true);
-  let head = view.getFloat64(ctx + CTX_PRINTF_HEAD, true);
+  const view = new DataView(memory.buffer);
+  let head = ringHead(view, ctx);
   const bytes = utf8.encode(text);
-  const ring = new Uint8Array(memory.buffer, base, size);
+  const at = new Uint8Array(memory.buffer, base, size);
   const skip = Math.max(0, bytes.length - size); // only the last `size` bytes can survive
-  for (let i = skip; i < bytes.length; i++) ring[(head + i) % size] = bytes[i];
+  for (let i = skip; i < bytes.length; i++) at[(head + i) % size] = bytes[i];
   head += bytes.length;
   view.setFloat64(ctx + CTX_PRINTF_HEAD, head, true);
 }
 
-/** The text in a core's printf ring, and how many bytes were overwritten. */
+/** The text in a core's printf ring, and how many bytes were overwritten (main thread: the ring's place comes from the host's region table). */
 export function readRing(memory: WebAssembly.Memory, ctx: number): { text: string; lost: number } {
+  const region = regionAt(ctx);
   const view = new DataView(memory.buffer);
-  const size = view.getUint32(ctx + CTX_PRINTF_SIZE, true);
-  const head = view.getFloat64(ctx + CTX_PRINTF_HEAD, true);
-  if (size === 0 || head === 0) return { text: "", lost: 0 };
-  const base = view.getUint32(ctx + CTX_PRINTF_BASE, true);
-  const ring = new Uint8Array(memory.buffer, base, size);
+  const head = ringHead(view, ctx);
+  if (!region || region.printfBytes === 0 || head === 0) return { text: "", lost: 0 };
+  const size = region.printfBytes;
+  const ring = new Uint8Array(memory.buffer, region.ring, size);
   const kept = Math.min(head, size);
   const out = new Uint8Array(kept);
   for (let i = 0; i < kept; i++) out[i] = ring[(head - kept + i) % size];
   return { text: new TextDecoder().decode(out), lost: head - kept };
+}
+
+/** Entries in a core's output write log: the count is kernel-writable, so it is clamped to the log's capacity. */
+export function writeLogCount(view: DataView, ctx: number): number {
+  return Math.min(Math.max(view.getInt32(ctx + CTX_WLOG_COUNT, true), 0), MAX_WLOG);
 }
 
 /** Layout numbers the kernel library was compiled with, checked against host/device/layout.ts. */
@@ -98,6 +113,8 @@ export class KernelInstance {
   private kernelStart: (() => void) | null = null;
   private tracer: TraceWriter | null = null;
   private thread = -1;
+  /** The printf ring of the run in progress, as the host wrote it before the kernel started. */
+  private ring: Ring = { base: 0, size: 0 };
 
   constructor(
     private readonly module: WebAssembly.Module,
@@ -168,6 +185,7 @@ export class KernelInstance {
   }
 
   private printf(fmt: number, args: number, nargs: number): void {
+    args >>>= 0; // an i32 from wasm: unsigned above 2 GiB
     const site = this.currentSite();
     if (site.multicore && site.core !== 0 && !site.printAllCores) {
       this.dropped++;
@@ -187,13 +205,13 @@ export class KernelInstance {
     }
     const text = formatPrintf(readString(this.memory, fmt), values);
     if (this.tracer) this.tracer.event(TRACE_PRINTF, site.core, utf8.encode(text).length, view.getFloat64(site.ctx + CTX_PRINTF_HEAD, true));
-    appendToRing(this.memory, site.ctx, site.multicore && site.printAllCores ? tagLines(text, site.core) : text);
+    appendToRing(this.memory, this.ring, site.ctx, site.multicore && site.printAllCores ? tagLines(text, site.core) : text);
   }
 
   private drainWriteLog(): void {
     const site = this.currentSite();
     const view = new DataView(this.memory.buffer);
-    const n = view.getInt32(site.ctx + CTX_WLOG_COUNT, true);
+    const n = writeLogCount(view, site.ctx);
     for (let i = 0; i < n; i++) {
       const e = site.ctx + CTX_WLOG + i * 8;
       this.writes.push(view.getUint32(e, true), view.getUint32(e + 4, true));
@@ -238,13 +256,17 @@ export class KernelInstance {
     this.warnings = [];
     this.writes = [];
     this.dropped = 0;
+    // The host rewrote the ring's place just before this run (core-regions.ts): take it now, before
+    // the kernel can change the copy in its context block, and print only there.
+    const view = new DataView(this.memory.buffer);
+    this.ring = { base: view.getUint32(site.ctx + CTX_PRINTF_BASE, true), size: view.getUint32(site.ctx + CTX_PRINTF_SIZE, true) };
     this.runStart?.();
     this.tracer?.begin(this.thread);
     try {
       if (template) this.enterFrom(site.ctx, template, site.core);
       else this.enter(site.ctx);
       this.kernelStart?.();
-      const returned = fn(...args) ?? 0;
+      const returned = (fn(...args) ?? 0) >>> 0; // an address: wasm returns i32, device memory reaches 4 GiB
       this.exit();
       return { returned, warnings: this.warnings, writes: this.writes, droppedPrintf: this.dropped };
     } catch (e) {

@@ -4,8 +4,9 @@
 // timeline.
 import { hbm } from "../device/hbm.js";
 import { errorFromData, GpsimdError, KernelTimeoutError } from "../checks/errors.js";
-import { showCoreOutput, copyReturned, checkCoverage, describeGaps, writeLog, type CoreReport } from "../library/library.js";
+import { showCoreOutput, copyResult, checkCoverage, describeGaps, writeLog, type CoreReport } from "../library/library.js";
 import { readRing } from "./kernel-instance.js";
+import { verifyDescriptors } from "./descriptors.js";
 import { coreTrace, readCounters, TRACE_CORE_BYTES, type CoreTrace } from "../profiling/trace.js";
 import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../checks/cross-core.js";
 import { FLAG_LOG_WRITES, FLAG_TRACE } from "../device/layout.js";
@@ -16,22 +17,28 @@ import type { LaunchRequest } from "./pool.js";
 export function finishLaunch(request: LaunchRequest, control: Int32Array, mailboxes: SharedArrayBuffer, traceArea: number): void {
   const { library: lib, op } = request;
   const view = new DataView(hbm().memory.buffer);
+  const words = hbm().words();
   const errors: GpsimdError[] = [];
   const reports: CoreReport[] = [];
   const writes: CoreWrites[] = [];
   let writesLost = false;
   let returned = 0; // a single-core kernel's own result tensor, to copy into the output
+  let returnedBy = 0; // the context block of the core that returned it
+  const started: number[] = [];
   for (let k = 0; k < lib.cores; k++) {
     const status = Atomics.load(control, C_STATUS + k);
     const ctx = Atomics.load(control, C_CONTEXTS + k) >>> 0;
     const data: CoreReportData & { writesLost?: boolean } = status === STATUS_REPORT || status === STATUS_ERROR ? readMailbox(mailboxes, k) : { warnings: [], writes: [], dropped: 0 };
     if (data.error) errors.push(errorFromData(data.error));
-    if (data.returned) returned = data.returned;
+    if (data.returned) { returned = data.returned; returnedBy = ctx; }
+    if (!data.error || (data.error.code !== "E_NOT_STARTED" && data.error.code !== "E_INTERNAL")) started.push(k);
     writesLost ||= !!data.writesLost;
     reports.push({ core: k, ctx, warnings: data.warnings, dropped: data.dropped });
     writes.push({ core: k, intervals: [...data.writes, ...writeLog(view, ctx)] });
   }
   showCoreOutput(op.qualifiedName, reports);
+  // Every core that started must have left its descriptors as the launch wrote them (descriptors.ts).
+  for (const k of started) verifyDescriptors(words, reports[k].ctx, request.descriptors!, { op: op.qualifiedName, core: k, kernel: op.kernel });
   const checkWrites = (request.flags & FLAG_LOG_WRITES) !== 0 && !writesLost;
   const stopped = errors.filter((e) => e.code === "E_STOPPED").map((e) => e.core!);
   const unstarted = errors.filter((e) => e.code === "E_NOT_STARTED").map((e) => e.core!);
@@ -50,10 +57,10 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
     if (notes.length) throw new (first.constructor as new (c: string, m: string, x: object) => GpsimdError)(first.code, `${first.message}\n${notes.join("\n")}`, { op: first.op, core: first.core, details: { ...first.details, failedCores: errors.map((e) => e.core) } });
     throw first;
   }
-  let returnedBytes = 0;
-  if (returned) returnedBytes = copyReturned(op, returned, request.output);
-  else if (checkWrites) checkCoverage(op, writes, request.output, lib.multicore);
-  if (request.flags & FLAG_TRACE) request.traced = { cores: coreTraces(control, traceArea, lib.cores, writes, returned ? request.output.numel() : 0), returnedBytes };
+  const copied = returned ? copyResult(op, 0, returnedBy, returned, request.descriptors!, request.output) : null;
+  const returnedBytes = copied ?? 0;
+  if (copied === null && checkWrites) checkCoverage(op, writes, request.output, lib.multicore);
+  if (request.flags & FLAG_TRACE) request.traced = { cores: coreTraces(control, traceArea, lib.cores, writes, copied ? request.output.numel() : 0), returnedBytes };
 }
 
 /** Each core's timeline and counters of the launch just completed. */

@@ -8,7 +8,7 @@
 import { Worker, MessageChannel, type MessagePort } from "node:worker_threads";
 import { hbm } from "../device/hbm.js";
 import { coreRegion, printfQueueBytes, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
-import { prepareCore } from "./descriptors.js";
+import { prepareCore, type LaunchDescriptors } from "./descriptors.js";
 import { KernelTimeoutError, WorkerCrashError } from "../checks/errors.js";
 import type { Library, Operator, Traced } from "../library/library.js";
 import { TRACE_CORE_BYTES } from "../profiling/trace.js";
@@ -31,6 +31,8 @@ export interface LaunchRequest {
   checked: CheckedArguments;
   output: Tensor;
   flags: number;
+  /** The host's copy of the launch's descriptors (descriptors.ts), set when the launch is published. */
+  descriptors?: LaunchDescriptors;
   /** Filled in when the launch is traced (FLAG_TRACE) and succeeded. */
   traced?: Traced;
 }
@@ -189,11 +191,11 @@ export class Pool {
     contexts.forEach((ctx, k) => {
       Atomics.store(this.control, C_CONTEXTS + k, ctx);
       Atomics.store(this.control, C_STATUS + k, STATUS_PENDING);
-      Atomics.store(words, (ctx + CTX_STOP) >> 2, 0);
+      Atomics.store(words, (ctx + CTX_STOP) >>> 2, 0);
     });
     this.template ||= hbm().alloc(CTX_DESC + 16 * DESC_BYTES, "launch template");
     const view = new DataView(hbm().memory.buffer);
-    prepareCore(view, this.template, 0, cores, request.flags, request.checked.tensors, request.output);
+    request.descriptors = prepareCore(view, this.template, 0, cores, request.flags, request.checked.tensors, request.output);
     const seq = (this.seq = (this.seq % 0xFFFFFF) + 1);
     view.setInt32(this.template + CTX_LAUNCH, seq, true);
     request.checked.scalars.forEach((s, i) => {

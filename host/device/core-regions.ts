@@ -1,9 +1,12 @@
 // Each emulated core's private memory, carved out of device memory: its
 // context block (state the kernel library keeps), its 16 KB TCM pool (in a
-// larger arena, for guard bytes), its printf ring and its kernel heap.
+// larger arena, for guard bytes), its printf ring and its kernel heap. The
+// host keeps its own copy of where each part is: the copies in the context
+// block are kernel-writable, so they are rewritten before every launch and
+// never read back by the host.
 import { hbm, PAGE_BYTES } from "./hbm.js";
 import { OptionError } from "../checks/errors.js";
-import { CTX_HEADER_BYTES, CTX_HEAP_BASE, CTX_HEAP_END, CTX_TCM_BASE, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, TCM_ARENA_BYTES } from "./layout.js";
+import { CTX_HEADER_BYTES, CTX_HEAP_BASE, CTX_HEAP_END, CTX_TCM_BASE, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_STOP, CTX_LAUNCH, TCM_ARENA_BYTES } from "./layout.js";
 
 /** Default kernel heap per core: scratch for tensors and arrays a kernel makes. */
 export const DEFAULT_HEAP_BYTES = 4 << 20;
@@ -29,6 +32,10 @@ export interface CoreRegion {
   ctx: number;
   /** TCM arena. */
   tcm: number;
+  /** printf ring (printfBytes long). */
+  ring: number;
+  /** Kernel heap: [heap, heap + heapBytes). */
+  heap: number;
   heapBytes: number;
   printfBytes: number;
 }
@@ -44,12 +51,22 @@ const TCM_OFFSET = Math.ceil(CTX_HEADER_BYTES / PAGE_BYTES) * PAGE_BYTES + PAGE_
 export const HOST_CORE = -1;
 
 const regions = new Map<number, CoreRegion & { block: number }>();
+/** The same regions by context-block address (what launches and core threads name a core by). */
+const byContext = new Map<number, CoreRegion>();
 
-/** The region of core `id`, made (or remade larger) so its heap has at least heapBytes. */
+/**
+ * The region of core `id`, made (or remade larger) so its heap has at least heapBytes, with the
+ * fields of its context block that the kernel library trusts rewritten from the host's copy. Call
+ * it for every launch: a kernel can overwrite those fields (its TCM base, heap bounds, printf
+ * ring, stop word) and would otherwise steer later launches of any library into other tensors.
+ */
 export function coreRegion(id: number, heapBytes: number, printfBytes = printfQueueBytes()): CoreRegion {
   const have = regions.get(id);
-  if (have && have.heapBytes >= heapBytes && have.printfBytes === printfBytes) return have;
-  if (have) hbm().release(have.block);
+  if (have && have.heapBytes >= heapBytes && have.printfBytes === printfBytes) {
+    writeTrustedFields(have);
+    return have;
+  }
+  if (have) { hbm().release(have.block); byContext.delete(have.ctx); }
   const bytes = TCM_OFFSET + TCM_ARENA_BYTES + printfBytes + heapBytes;
   const block = hbm().alloc(bytes, `core ${id} region`); // page-aligned: it is larger than PAGE_ALIGNED_FROM
   const ctx = block;
@@ -57,13 +74,27 @@ export function coreRegion(id: number, heapBytes: number, printfBytes = printfQu
   const ring = tcm + TCM_ARENA_BYTES;
   const heap = ring + printfBytes;
   new Uint8Array(hbm().memory.buffer, ctx, TCM_OFFSET + TCM_ARENA_BYTES).fill(0);
-  const view = new DataView(hbm().memory.buffer);
-  view.setUint32(ctx + CTX_TCM_BASE, tcm, true);
-  view.setUint32(ctx + CTX_PRINTF_BASE, ring, true);
-  view.setUint32(ctx + CTX_PRINTF_SIZE, printfBytes, true);
-  view.setUint32(ctx + CTX_HEAP_BASE, heap, true);
-  view.setUint32(ctx + CTX_HEAP_END, heap + heapBytes, true);
-  const region = { ctx, tcm, heapBytes, printfBytes, block };
+  const region = { ctx, tcm, ring, heap, heapBytes, printfBytes, block };
   regions.set(id, region);
+  byContext.set(ctx, region);
+  writeTrustedFields(region);
   return region;
+}
+
+/** The host's copy of the region whose context block is at ctx (undefined for an address that is none). */
+export function regionAt(ctx: number): CoreRegion | undefined {
+  return byContext.get(ctx);
+}
+
+/** Writes the region's addresses and sizes into its context block, and clears its stop word and launch number. */
+function writeTrustedFields(r: CoreRegion): void {
+  const words = hbm().words();
+  const at = r.ctx >>> 2;
+  words[at + (CTX_TCM_BASE >> 2)] = r.tcm;
+  words[at + (CTX_PRINTF_BASE >> 2)] = r.ring;
+  words[at + (CTX_PRINTF_SIZE >> 2)] = r.printfBytes;
+  words[at + (CTX_HEAP_BASE >> 2)] = r.heap;
+  words[at + (CTX_HEAP_END >> 2)] = r.heap + r.heapBytes;
+  Atomics.store(words, at + (CTX_STOP >> 2), 0); // pairs with the kernel's atomic load of its stop word
+  words[at + (CTX_LAUNCH >> 2)] = 0;
 }

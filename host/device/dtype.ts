@@ -9,7 +9,7 @@
  * written as integer bit manipulation on a shared scratch pair so they are cheap enough to run per
  * element on large arrays.
  */
-import { DTypeNameError } from "../checks/errors.js";
+import { DTypeNameError, TensorValueError } from "../checks/errors.js";
 
 /** Scalar types, numbered as they cross into WebAssembly (the kernel side has the same numbers). */
 export enum ScalarType {
@@ -290,7 +290,7 @@ export function f16BitsToF32(bits: number): number {
 // ---------------------------------------------------------------------------------------------------------
 
 function nonFinite(t: ScalarType, v: number): never {
-  throw new RangeError(`Cannot convert ${v} to ${INFOS[t]!.name}: only finite values convert to an integer type`);
+  throw new TensorValueError("E_NOT_REPRESENTABLE", `Cannot convert ${v} to ${INFOS[t]!.name}: only finite values convert to an integer type`, { details: { value: String(v), dtype: INFOS[t]!.name } });
 }
 
 /**
@@ -302,7 +302,7 @@ function nonFinite(t: ScalarType, v: number): never {
  * Integer types behave like a C cast from double as the hardware does it with wrapping: the value is
  * truncated toward zero and then wrapped modulo 2^bits into the type's range (int8: 300 -> 44, -129 -> 127;
  * uint8: -1 -> 255). Bigint inputs wrap modulo 2^bits directly. NaN and ±Infinity have no integer value
- * (undefined behaviour in C), so they throw a RangeError instead. Bigint inputs to floating types are
+ * (undefined behaviour in C), so they throw TensorValueError (E_NOT_REPRESENTABLE) instead. Bigint inputs to floating types are
  * converted with Number() first.
  */
 export function encodeScalar(t: ScalarType, v: number | bigint): number | bigint {
@@ -394,7 +394,7 @@ function f32BitsView(src: ArrayLike<number>): Uint32Array | undefined {
  * Encode `src` element by element into `dst[0 .. src.length)`, which must be t's storage array type
  * (see storageArray). Same rules as encodeScalar; a Float32Array source converts to bfloat16 / float16 from
  * its bit patterns, so NaN payloads and signs are preserved exactly.
- * Throws RangeError if dst is too short or (for integer types) an element is NaN / ±Infinity.
+ * Throws RangeError if dst is too short, TensorValueError if (for integer types) an element is NaN / ±Infinity.
  */
 export function encodeInto(t: ScalarType, dst: StorageArray, src: ArrayLike<number> | ArrayLike<bigint>): void {
   checkStorage(t, dst, "encodeInto");

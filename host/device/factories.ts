@@ -1,6 +1,6 @@
 // Tensor factories, as in torch: each takes its dtype explicitly. Called from
 // a shape function they make meta tensors (shape and dtype, no storage).
-import { ScalarType, parseDType, dtypeInfo, encodeInto, f32ToBf16Bits, f32ToF16Bits } from "./dtype.js";
+import { ScalarType, parseDType, dtypeInfo, encodeInto, encodeScalar, f32ToBf16Bits, f32ToF16Bits } from "./dtype.js";
 import { Tensor, checkSizes } from "./tensor.js";
 import { inShapeFunction } from "./shape-context.js";
 import { Rng } from "./rng.js";
@@ -113,8 +113,10 @@ export function tensor(data: TypedInput | NestedArray, shape?: readonly number[]
   const count = sizes.reduce((a, b) => a * b, 1);
   if (count !== flat.length) throw new TensorShapeError("E_SHAPE", `tensor(): ${flat.length} values do not fill shape [${sizes.join(", ")}] (${count} elements)`);
   const result = new Tensor(checkSizes(sizes), t);
-  if (t === ScalarType.Long) encodeInto(t, result.storageView(), Array.from(flat as ArrayLike<number | bigint>, (v) => BigInt(v)));
+  if (t === ScalarType.Long) encodeInto(t, result.storageView(), Array.from(flat as ArrayLike<number | bigint>, (v) => encodeScalar(t, v) as bigint));
   else if ((t === ScalarType.BFloat16 || t === ScalarType.Half) && data instanceof Uint16Array) (result.storageView() as Uint16Array).set(data);
+  // A typed array goes in as it is: through JS numbers a float32 signalling NaN would come out quieted.
+  else if (ArrayBuffer.isView(data) && !(data instanceof BigInt64Array || data instanceof BigUint64Array)) encodeInto(t, result.storageView(), data as ArrayLike<number>);
   else encodeInto(t, result.storageView(), Array.from(flat as ArrayLike<number | bigint>, Number));
   return result;
 }

@@ -66,6 +66,16 @@ export class DeviceMemory {
   /** A byte view of the whole memory as it is now (re-derive after any allocation). */
   bytes(): Uint8Array { return new Uint8Array(this.memory.buffer); }
 
+  private wordView: Uint32Array<ArrayBufferLike> | null = null;
+  /**
+   * A u32 view of the whole memory, made again after the allocator's top moved (every block it
+   * hands out lies inside the view): per-launch paths use it without paying for the memory.buffer
+   * getter each time.
+   */
+  words(): Uint32Array {
+    return (this.wordView ??= new Uint32Array(this.memory.buffer));
+  }
+
   /** Best fit among the free blocks that can hold `bytes` at an `align`-aligned address; -1 if none. */
   private takeFree(bytes: number, align: number): number {
     let best = -1;
@@ -107,6 +117,7 @@ export class DeviceMemory {
       this.memory.grow(pages);
     }
     this.top = end;
+    this.wordView = null; // new memory at the top (grown here, or, by a kernel's memory.grow, elsewhere)
     return addr;
   }
 

@@ -11,11 +11,22 @@ import { TensorShapeError, DisposedTensorError, ShapeFunctionError } from "../ch
 export const MAX_DIMS = 8;
 export const MAX_DIM_SIZE = 65535;
 
-interface Storage { addr: number; disposed: boolean; }
+/**
+ * A tensor's device memory. `pins` counts the calls in flight that use it: dispose() while one runs
+ * marks the tensor disposed at once (new calls reject it) but frees the memory only when the last
+ * such call ends, so a running kernel never reads memory that a new allocation reuses.
+ */
+interface Storage { addr: number; disposed: boolean; pins: number; released: boolean; }
 
 const finalizer = new FinalizationRegistry<Storage>((s) => {
-  if (!s.disposed) { s.disposed = true; hbm().release(s.addr); }
+  if (!s.disposed) { s.disposed = true; release(s); }
 });
+
+function release(s: Storage): void {
+  if (s.released || s.pins > 0) return;
+  s.released = true;
+  hbm().release(s.addr);
+}
 
 /** Checks that sizes are non-negative integers; returns a copy. */
 export function checkSizes(sizes: readonly number[], what = "tensor"): number[] {
@@ -66,7 +77,7 @@ export class Tensor {
     } else if (meta) {
       this.storage = null;
     } else {
-      this.storage = { addr: hbm().alloc(this.count * dtypeInfo(dtype).bytes), disposed: false };
+      this.storage = { addr: hbm().alloc(this.count * dtypeInfo(dtype).bytes), disposed: false, pins: 0, released: false };
       finalizer.register(this, this.storage, this.storage);
     }
   }
@@ -113,6 +124,25 @@ export class Tensor {
     return this.storage.addr;
   }
 
+  /** The address for a call that pinned the tensor: valid until unpin(), even if dispose() came meanwhile. */
+  get pinnedAddress(): number {
+    if (this.storage === null || this.storage.released) return this.address;
+    return this.storage.addr;
+  }
+
+  /** Keeps the memory allocated while a call in flight uses it (dispose() then waits for unpin()). */
+  pin(): void {
+    if (this.storage) this.storage.pins++;
+  }
+
+  /** Ends a pin(); frees the memory if the tensor was disposed meanwhile and no other call uses it. */
+  unpin(): void {
+    const s = this.storage;
+    if (!s) return;
+    s.pins--;
+    if (s.disposed) release(s);
+  }
+
   /** The elements in their storage type, as a view of device memory (no copy; bfloat16/float16 as u16 bits). */
   storageView(): StorageArray {
     return storageArray(this.dtype, hbm().memory.buffer, this.address, this.count);
@@ -148,12 +178,15 @@ export class Tensor {
     return this;
   }
 
-  /** Frees the device memory now. Using the tensor afterwards is an error. */
+  /**
+   * Frees the device memory: now, or, while an asynchronous call that uses the tensor is in flight,
+   * when that call ends (the call still sees the data). Passing the tensor to a call afterwards is an error.
+   */
   dispose(): void {
     if (this.storage === null || this.storage.disposed) return;
     this.storage.disposed = true;
     finalizer.unregister(this.storage);
-    hbm().release(this.storage.addr);
+    release(this.storage);
   }
 
   /** "float32[2, 3]" */

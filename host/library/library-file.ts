@@ -2,12 +2,14 @@
 // are relative (see build/relocate.ts), followed by custom sections that
 // carry everything needed to load it in another process: the manifest
 // (kernels, shape-function code, options), the static data, and the
-// relocation tables.
+// relocation tables; last, an integrity section: the SHA-256 of every byte
+// before it, so a truncated or altered file never loads.
+import { createHash } from "node:crypto";
 import { LibraryFormatError } from "../checks/errors.js";
 import type { KernelSignature } from "../../build/signatures.js";
 import type { ShapeModule } from "../../build/shape-sources.js";
 
-export const LIBRARY_FORMAT = 1;
+export const LIBRARY_FORMAT = 2;
 
 /** What a library file says about itself. */
 export interface LibraryManifest {
@@ -44,6 +46,10 @@ export interface LibraryParts {
   sourceMap: string;
 }
 
+/** The last section: SHA-256 of the file up to it. */
+const INTEGRITY = "gpsimd.integrity";
+const HASH_BYTES = 32;
+
 const SECTIONS = ["gpsimd.manifest", "gpsimd.data", "gpsimd.code_relocs", "gpsimd.data_relocs", "gpsimd.offset_map", "gpsimd.source_map"] as const;
 
 function leb(n: number): number[] {
@@ -79,33 +85,75 @@ export function encodeLibrary(parts: LibraryParts): Uint8Array {
     customSection(SECTIONS[5], new TextEncoder().encode(parts.sourceMap)),
   ];
   const total = parts.wasm.length + sections.reduce((n, s) => n + s.length, 0);
-  const out = new Uint8Array(total);
-  out.set(parts.wasm);
+  const body = new Uint8Array(total);
+  body.set(parts.wasm);
   let at = parts.wasm.length;
-  for (const s of sections) { out.set(s, at); at += s.length; }
+  for (const s of sections) { body.set(s, at); at += s.length; }
+  const seal = customSection(INTEGRITY, sha256(body));
+  const out = new Uint8Array(total + seal.length);
+  out.set(body);
+  out.set(seal, total);
   return out;
 }
 
-/** Splits a library file into its parts; `where` names the file in errors. */
+function sha256(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(createHash("sha256").update(bytes).digest());
+}
+
+/** The integrity section every file ends with. */
+const SEAL_LENGTH = customSection(INTEGRITY, new Uint8Array(HASH_BYTES)).length;
+
+/** Checks the integrity section at the end of the file; returns the length of what it covers. */
+function checkIntegrity(bytes: Uint8Array, where: string): number {
+  const start = bytes.length - SEAL_LENGTH;
+  const expected = customSection(INTEGRITY, new Uint8Array(HASH_BYTES)).subarray(0, SEAL_LENGTH - HASH_BYTES);
+  const header = start >= 8 ? bytes.subarray(start, start + expected.length) : null;
+  if (!header || header.some((b, i) => b !== expected[i])) {
+    throw new LibraryFormatError("E_LIBRARY_FORMAT", `${where} is damaged or incomplete (it does not end with its ${INTEGRITY} section: truncated, or built by an older gpsimd); rebuild it with custom_op.load`);
+  }
+  const stored = bytes.subarray(bytes.length - HASH_BYTES);
+  const actual = sha256(bytes.subarray(0, start));
+  if (stored.some((b, i) => b !== actual[i])) {
+    throw new LibraryFormatError("E_LIBRARY_INTEGRITY", `${where} is damaged: its contents do not match the SHA-256 it was written with (a changed or corrupted byte); rebuild it with custom_op.load`);
+  }
+  return start;
+}
+
+/** Splits a library file into its parts; `where` names the file in errors. Any damage is LibraryFormatError. */
 export function decodeLibrary(input: Uint8Array, where: string): LibraryParts {
   // A Buffer's slice() is a view, not a copy: work on a plain Uint8Array.
-  const bytes = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-  if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+  const file = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  if (file.length < 8 || file[0] !== 0 || file[1] !== 0x61 || file[2] !== 0x73 || file[3] !== 0x6d) {
     throw new LibraryFormatError("E_LIBRARY_FORMAT", `${where} is not a WebAssembly file`);
   }
+  const bytes = file.subarray(0, checkIntegrity(file, where));
+  try {
+    return splitSections(bytes, where);
+  } catch (e) {
+    if (e instanceof LibraryFormatError) throw e;
+    // The hash matched, so the file is as written: a writer bug, not damage in transit.
+    throw new LibraryFormatError("E_LIBRARY_FORMAT", `${where} cannot be read: ${e instanceof Error ? e.message : String(e)}; rebuild it with custom_op.load`, { cause: e });
+  }
+}
+
+function splitSections(bytes: Uint8Array, where: string): LibraryParts {
   const found = new Map<string, Uint8Array>();
   let firstCustom = -1;
   let at = 8;
+  const byte = (i: number) => {
+    if (i >= bytes.length) throw new LibraryFormatError("E_LIBRARY_FORMAT", `${where} ends inside a section header; rebuild it`);
+    return bytes[i];
+  };
   while (at < bytes.length) {
     const start = at;
-    const id = bytes[at++];
+    const id = byte(at++);
     let size = 0, shift = 0, b: number;
-    do { b = bytes[at++]; size |= (b & 0x7f) << shift; shift += 7; } while (b & 0x80);
-    size >>>= 0;
+    do { b = byte(at++); size += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80);
     const end = at + size;
+    if (end > bytes.length) throw new LibraryFormatError("E_LIBRARY_FORMAT", `${where}: a section runs past the end of the file; rebuild it`);
     if (id === 0) {
       let len = 0; shift = 0; let p = at;
-      do { b = bytes[p++]; len |= (b & 0x7f) << shift; shift += 7; } while (b & 0x80);
+      do { b = byte(p++); len += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80);
       const name = new TextDecoder().decode(bytes.subarray(p, p + len));
       if ((SECTIONS as readonly string[]).includes(name)) {
         if (firstCustom < 0) firstCustom = start;
@@ -121,7 +169,7 @@ export function decodeLibrary(input: Uint8Array, where: string): LibraryParts {
   if (manifest.format !== LIBRARY_FORMAT) {
     throw new LibraryFormatError("E_LIBRARY_FORMAT", `${where} has library format ${manifest.format}; this gpsimd reads format ${LIBRARY_FORMAT}: rebuild it`);
   }
-  const u32 = (b: Uint8Array) => { const c = b.slice(); return new Uint32Array(c.buffer, 0, c.length / 4); };
+  const u32 = (b: Uint8Array) => { const c = b.slice(); return new Uint32Array(c.buffer, 0, c.length >> 2); };
   return {
     manifest,
     wasm: bytes.slice(0, firstCustom),

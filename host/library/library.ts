@@ -6,14 +6,14 @@ import { hbm } from "../device/hbm.js";
 import { Tensor, checkDeviceLimits } from "../device/tensor.js";
 import { withShapeContext } from "../device/shape-context.js";
 import { checkArguments, shapeArguments, type CheckedArguments } from "./arguments.js";
-import { coreRegion, HOST_CORE, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
-import { prepareCore } from "../cores/descriptors.js";
+import { coreRegion, regionAt, HOST_CORE, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
+import { prepareCore, verifyDescriptors, returnedData, type LaunchDescriptors, type ReturnedData } from "../cores/descriptors.js";
 import { describeDescriptor } from "../checks/describe.js";
-import { KernelInstance, readRing, type CoreSite } from "../cores/kernel-instance.js";
+import { KernelInstance, readRing, writeLogCount, type CoreSite } from "../cores/kernel-instance.js";
 import { output } from "../output.js";
 import { sanitizerImports } from "../checks/sanitizer.js";
 import { resolveRuntime, type ResolvedRuntime, type RuntimeOptions } from "./options.js";
-import { GpsimdError, ShapeFunctionError, RegistryError, CrossCoreWriteError, UnwrittenOutputError } from "../checks/errors.js";
+import { GpsimdError, ShapeFunctionError, RegistryError, CrossCoreWriteError, UnwrittenOutputError, LibraryFormatError } from "../checks/errors.js";
 import { relocateCode, relocateData } from "../../build/relocate.js";
 import { createSourceLocator } from "../checks/source-locator.js";
 import type { SourceLocator } from "../checks/source-locator.js";
@@ -22,7 +22,7 @@ import type { KernelSignature } from "../../build/signatures.js";
 import type { OpDefinition } from "./registry.js";
 import {
   FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_PRINT_ALL_CORES, FLAG_TRACE,
-  TD_DATA, TD_DTYPE, TD_NUMEL, CTX_TCM_BASE, CTX_WLOG, CTX_WLOG_COUNT,
+  CTX_TCM_BASE, CTX_WLOG,
 } from "../device/layout.js";
 import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../checks/cross-core.js";
 import { dtypeInfo } from "../device/dtype.js";
@@ -55,11 +55,17 @@ export interface PlacedModule {
 export function placeModule(parts: LibraryParts): PlacedModule {
   const staticBytes = Math.max(parts.data.length, 16);
   const staticBase = hbm().alloc(staticBytes, "library static data");
-  new Uint8Array(hbm().memory.buffer, staticBase, parts.data.length).set(relocateData(parts, staticBase));
-  const code = relocateCode(parts, staticBase);
-  const module = new WebAssembly.Module(code);
-  const locator = parts.sourceMap ? createSourceLocator(parts.sourceMap, parts.offsetMap, code) : null;
-  return { module, code, staticBase, staticBytes, sourceMap: parts.sourceMap, offsetMap: parts.offsetMap, locator };
+  try {
+    new Uint8Array(hbm().memory.buffer, staticBase, parts.data.length).set(relocateData(parts, staticBase));
+    const code = relocateCode(parts, staticBase);
+    const module = new WebAssembly.Module(code);
+    const locator = parts.sourceMap ? createSourceLocator(parts.sourceMap, parts.offsetMap, code) : null;
+    return { module, code, staticBase, staticBytes, sourceMap: parts.sourceMap, offsetMap: parts.offsetMap, locator };
+  } catch (e) {
+    hbm().release(staticBase); // a library that fails to load keeps no device memory
+    if (e instanceof GpsimdError) throw e;
+    throw new LibraryFormatError("E_LIBRARY_FORMAT", `lib${parts.manifest.name}: its kernel module cannot be placed in device memory (${e instanceof Error ? e.message : String(e)}); rebuild it`, { cause: e });
+  }
 }
 
 /** A loaded library. */
@@ -178,6 +184,10 @@ export class Library {
     const op = this.operator(name);
     const checked = checkArguments(op.qualifiedName, op.kernel, args);
     const out = this.makeOutput(op, args);
+    // Until the call ends, its tensors stay allocated (dispose() waits) and so does the library (unload() waits).
+    const pinned = checked.tensors.filter((t): t is Tensor => t !== null);
+    for (const t of pinned) t.pin();
+    this.callsInFlight++;
     try {
       const request = this.launchRequest(op, checked, out);
       await this.pool().launchAsync(request);
@@ -186,8 +196,14 @@ export class Library {
     } catch (e) {
       out.dispose();
       throw e;
+    } finally {
+      for (const t of pinned) t.unpin();
+      if (--this.callsInFlight === 0 && this.unloaded) this.release();
     }
   }
+
+  /** Asynchronous calls started and not yet settled. */
+  private callsInFlight = 0;
 
   /** Keeps a traced call's timeline as lastTrace. */
   private keepTrace(op: Operator, callStart: number, traced: Traced | undefined): void {
@@ -202,8 +218,8 @@ export class Library {
   private runOnHost(op: Operator, checked: CheckedArguments, out: Tensor): Traced | undefined {
     const region = coreRegion(HOST_CORE, this.manifest.heapBytes || DEFAULT_HEAP_BYTES);
     const view = new DataView(hbm().memory.buffer);
-    const { argDescs, outputDesc } = prepareCore(view, region.ctx, 0, 1, this.flags(), checked.tensors, out);
-    const raw = checked.scalars.map((s, i) => s ?? argDescs[i]!);
+    const launch = prepareCore(view, region.ctx, 0, 1, this.flags(), checked.tensors, out);
+    const raw = checked.scalars.map((s, i) => s ?? launch.argDescs[i]!);
     this.hostInstance ??= new KernelInstance(this.placed.module, hbm().memory, this.placed.locator, this.manifest.sanitize
       ? sanitizerImports({ memory: hbm().memory, staticBase: this.placed.staticBase, staticBytes: this.placed.staticBytes })
       : undefined);
@@ -220,6 +236,8 @@ export class Library {
     } catch (e) {
       // What the kernel printed before it failed is often the best clue.
       showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: [], dropped: 0 }]);
+      // A kernel that changed a descriptor and then failed: the change is the more telling error.
+      verifyDescriptors(hbm().words(), region.ctx, launch, site);
       throw e;
     } finally {
       this.hostInstance.traceTo(null);
@@ -227,18 +245,26 @@ export class Library {
     const writes = [...outcome.writes, ...writeLog(view, region.ctx)];
     const printed = writer ? readRing(hbm().memory, region.ctx).text : "";
     showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: outcome.warnings, dropped: 0 }]);
-    let returnedBytes = 0;
-    if (outcome.returned !== 0 && outcome.returned !== outputDesc) returnedBytes = copyReturned(op, outcome.returned, out);
-    else if (flags & FLAG_LOG_WRITES) checkCoverage(op, [{ core: 0, intervals: writes }], out, false);
+    verifyDescriptors(hbm().words(), region.ctx, launch, site);
+    const returnedBytes = copyResult(op, 0, region.ctx, outcome.returned, launch, out);
+    if (returnedBytes === null && flags & FLAG_LOG_WRITES) checkCoverage(op, [{ core: 0, intervals: writes }], out, false);
     if (!writer) return undefined;
     const core = coreTrace(this.hostTrace!, 0, { core: 0, counters: readCounters(view, region.ctx), writes: returnedBytes ? [0, out.numel()] : writes, printf: printed });
-    return { cores: [core], returnedBytes };
+    return { cores: [core], returnedBytes: returnedBytes ?? 0 };
   }
 
-  /** Stops using the library: its operators fail from now on and its memory is freed. */
+  /**
+   * Stops using the library: its operators fail from now on (RegistryError E_UNLOADED). Calls already
+   * started (async ones queued or running) finish normally; its static data and its place on the core
+   * threads are freed when the last of them ends.
+   */
   unload(): void {
     if (this.unloaded) return;
     this.unloaded = true;
+    if (this.callsInFlight === 0) this.release();
+  }
+
+  private release(): void {
     if (this.pooled) this.pool().forget(this);
     hbm().release(this.placed.staticBase);
   }
@@ -250,12 +276,21 @@ export class Library {
 /** What the core threads (or the calling thread) recorded of a traced launch. */
 export type Traced = Pick<LaunchTrace, "cores" | "returnedBytes">;
 
+/**
+ * Copies the tensor a single-core kernel returned into the output, once checked to be one its launch
+ * created (descriptors.ts); returns the bytes copied, or null when the kernel returned the output itself.
+ */
+export function copyResult(op: Operator, core: number, ctx: number, returned: number, launch: LaunchDescriptors, out: Tensor): number | null {
+  if (returned === 0) return null;
+  const region = regionAt(ctx)!;
+  const site = { op: op.qualifiedName, core, kernel: op.kernel };
+  const src = returnedData(new DataView(hbm().memory.buffer), ctx, returned, launch, { start: region.heap, end: region.heap + region.heapBytes }, site);
+  return src ? copyReturned(op, src, out) : null;
+}
+
 /** Copies a tensor the kernel returned (not the output itself) into the output; returns the bytes copied. */
-export function copyReturned(op: Operator, desc: number, out: Tensor): number {
-  const view = new DataView(hbm().memory.buffer);
-  const data = view.getUint32(desc + TD_DATA, true);
-  const dtype = view.getInt32(desc + TD_DTYPE, true);
-  const numel = Number(view.getBigInt64(desc + TD_NUMEL, true));
+export function copyReturned(op: Operator, src: ReturnedData, out: Tensor): number {
+  const { data, dtype, numel } = src;
   if (dtype !== out.dtype || numel !== out.numel()) {
     throw new ShapeFunctionError("E_RETURN_MISMATCH", `${op.qualifiedName}: the kernel returned ${dtypeInfo(dtype).name} with ${numel} elements, but the shape function declared ${out.describe()}; make them agree (or write into get_dst_tensor())`, { op: op.qualifiedName });
   }
@@ -266,7 +301,7 @@ export function copyReturned(op: Operator, desc: number, out: Tensor): number {
 /** The intervals still in a core's write log, as [start, end, ...]. */
 export function writeLog(view: DataView, ctx: number): number[] {
   const out: number[] = [];
-  const n = view.getInt32(ctx + CTX_WLOG_COUNT, true);
+  const n = writeLogCount(view, ctx);
   for (let i = 0; i < n; i++) out.push(view.getUint32(ctx + CTX_WLOG + 8 * i, true), view.getUint32(ctx + CTX_WLOG + 8 * i + 4, true));
   return out;
 }

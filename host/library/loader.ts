@@ -91,7 +91,7 @@ function load(options: LoadOptions): Library {
       throw new BuildError("E_BUILD", `custom_op.load(${options.name}): the build failed:\n${answer.messages.join("\n")}`, { details: { messages: answer.messages } });
     }
     log(`built ${file} in ${answer.millis.toFixed(0)} ms`);
-    parts = decodeLibrary(readFileSync(file), file);
+    parts = decodeLibrary(readLibraryFile(file), file);
   }
   const library = instantiate(parts, file, options);
   writeTypings(library);
@@ -103,7 +103,17 @@ function load_library(libraryPath: string, options: LoadTimeOptions = {}): Libra
   if (typeof libraryPath !== "string") throw new OptionError("E_OPTION", `custom_op.load_library: expected the path of a lib<name>.wasm file, got ${typeof libraryPath}`);
   const file = path.resolve(libraryPath);
   if (!existsSync(file)) throw new LibraryFormatError("E_NO_LIBRARY", `custom_op.load_library: ${file} does not exist; build it with custom_op.load({ name, compute_srcs, shape_srcs, build_directory })`);
-  return instantiate(decodeLibrary(readFileSync(file), file), file, options);
+  return instantiate(decodeLibrary(readLibraryFile(file), file), file, options);
+}
+
+/** The bytes of a library file; a path that cannot be read (a folder, no permission) is LibraryFormatError. */
+function readLibraryFile(file: string): Uint8Array {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === "EISDIR" ? "is a folder, not a lib<name>.wasm file" : `cannot be read (${(e as Error).message})`;
+    throw new LibraryFormatError("E_LIBRARY_READ", `custom_op.load_library: ${file} ${why}`, { cause: e });
+  }
 }
 
 /** Evaluates the shape modules (CommonJS) with `gpsimd` bound to this package. */
