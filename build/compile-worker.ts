@@ -20,13 +20,28 @@ export interface CompileJob {
 /** The JSON answer. */
 export interface CompileAnswer { ok: boolean; messages: string[]; millis: number; }
 
+/** Longest compiler message answered; longer ones are cut with a note. */
+const MAX_MESSAGE = 64 * 1024;
+
+/** The answer as UTF-8 JSON that fits in `room` bytes: long messages cut, and if still too long, the last messages dropped, each time with a note. */
+function encodeAnswer(answer: CompileAnswer, room: number): Uint8Array {
+  const encoder = new TextEncoder();
+  const cut = (m: string) => (m.length > MAX_MESSAGE ? `${m.slice(0, MAX_MESSAGE)}... [${m.length - MAX_MESSAGE} more characters cut]` : m);
+  let messages = answer.messages.map(cut);
+  for (;;) {
+    const bytes = encoder.encode(JSON.stringify({ ...answer, messages }));
+    if (bytes.length <= room) return bytes;
+    const keep = Math.floor(messages.length / 2);
+    messages = [...messages.slice(0, keep), `... ${answer.messages.length - keep} more compiler messages cut (${bytes.length} bytes did not fit the answer)`];
+  }
+}
+
 function reply(job: CompileJob, answer: CompileAnswer): void {
   const header = new Int32Array(job.answer, 0, 2);
-  const bytes = new TextEncoder().encode(JSON.stringify(answer));
   const room = new Uint8Array(job.answer, 8);
-  const n = Math.min(bytes.length, room.length);
-  room.set(bytes.subarray(0, n));
-  header[1] = n;
+  const bytes = encodeAnswer(answer, room.length);
+  room.set(bytes);
+  header[1] = bytes.length;
   Atomics.store(header, 0, 1);
   Atomics.notify(header, 0);
 }
