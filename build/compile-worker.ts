@@ -3,10 +3,11 @@
 // Requests come by message; each answer is written to the request's shared
 // buffer, and the waiting thread is woken with Atomics.notify.
 import { parentPort } from "node:worker_threads";
-import { mkdir, writeFile, rename } from "node:fs/promises";
+import { writeFile, rename } from "node:fs/promises";
 import path from "node:path";
 import { buildLibrary, type BuildRequest } from "./compile.js";
 import { encodeLibrary } from "../host/library/library-file.js";
+import { makeDirectory } from "./make-directory.js";
 
 /** A build request and where to answer. */
 export interface CompileJob {
@@ -51,7 +52,7 @@ parentPort!.on("message", async (job: CompileJob) => {
   try {
     const result = await buildLibrary(job.request);
     if ("messages" in result) return reply(job, { ok: false, messages: result.messages, millis: performance.now() - start });
-    await mkdir(path.dirname(job.outFile), { recursive: true });
+    makeDirectory(path.dirname(job.outFile)); // normally made by the caller already; never Node's recursive mkdir (make-directory.ts)
     const tmp = `${job.outFile}.${process.pid}.tmp`;
     await writeFile(tmp, encodeLibrary(result));
     await rename(tmp, job.outFile); // another process loading the library never sees half a file

@@ -160,6 +160,17 @@ describe("faults give typed errors and the next call works", () => {
     expect((e as Error).message).toMatch(/more characters cut/);
   });
 
+  it("a build_directory that cannot be made (under /proc, where Node's recursive mkdir never returns) is a BuildError at once", () => {
+    const start = performance.now();
+    const e = thrown(() => custom_op.load({
+      name: "hangs_proc", compute_srcs: [fixturePath(GROUP, "kernels.ts")], shape_srcs: [fixturePath(GROUP, "register-single.ts")],
+      build_directory: "/proc/gpsimd-hangs-test/out",
+    }));
+    expect(e, String(e)).toBeInstanceOf(BuildError);
+    expect((e as Error).message).toMatch(/^custom_op\.load\(hangs_proc\): cannot create build_directory \/proc\/gpsimd-hangs-test\/out: ENOENT/);
+    expect(performance.now() - start).toBeLessThan(5000);
+  });
+
   it("timeout_ms beyond what timers support is an OptionError, at load and in configure", () => {
     for (const bad of [2 ** 31 - 1, 2 ** 31 - 1 - 1999, 2 ** 40]) {
       expect(thrown(() => loadSingle({ timeout_ms: bad }))).toBeInstanceOf(OptionError);
