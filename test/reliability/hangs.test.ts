@@ -193,9 +193,13 @@ describe("the process exits promptly", () => {
       const fixture = (f) => ${JSON.stringify(path.join(REPO, "test", "fixtures", GROUP))} + "/" + f;
       custom_op.load({ name: "hangs_fixtures", compute_srcs: [fixture("kernels.ts")], shape_srcs: [fixture("register.ts")], build_directory: ${JSON.stringify(TEST_BUILD_DIR)}, multicore: true });
       custom_op.load({ name: "hangs_single", compute_srcs: [fixture("kernels.ts")], shape_srcs: [fixture("register-single.ts")], build_directory: ${JSON.stringify(TEST_BUILD_DIR)} });
-      for (let i = 0; i < 30; i++) {
+      // The delay came from a race (a launch completing before its watcher was set up), so many calls, in several patterns.
+      for (let i = 0; i < 200; i++) {
         await ops.hangs_fixtures.core_ids.async(randn([64]));
         await ops.hangs_single.core_ids.async(randn([16]));
+        const pending = ops.hangs_fixtures.core_ids.async(randn([64]));
+        ops.hangs_single.core_ids(randn([16]));
+        await Promise.all([pending, ops.hangs_single.core_ids.async(randn([16]))]);
       }
       process.stdout.write(String(Date.now()));
     `;
