@@ -174,8 +174,10 @@ export class Pool {
     try {
       this.main.runClaims(launch.seq);
     } catch (e) {
-      // Not a kernel error (those are reported per core): the calling thread's executor failed.
+      // Not a kernel error (those are reported per core): the calling thread's executor failed, and
+      // workers may still run cores of the launch: they are replaced.
       this.abandon(launch);
+      this.rebuild();
       const op = request.op.qualifiedName;
       throw new WorkerCrashError("E_CORE_THREAD_FAILED", `${op}: the calling thread failed while running cores (${e instanceof Error ? e.message : String(e)}); the result is discarded and the threads were restarted`, { op, cause: e });
     }
