@@ -25,13 +25,10 @@
 // Polls carry no debug location: instructions of the kernel keep their own,
 // so a trap inside a loop still maps to its source line.
 import binaryen from "binaryen";
+import { STOP_WORD_GLOBAL, SET_STOP_WORD_EXPORT, STOP_IMPORT } from "./stop-poll-names.js";
 
-/** The global that holds the stop word's address. */
-export const STOP_WORD_GLOBAL = "__gpsimd_stop_word";
-/** The export that sets it. */
-export const SET_STOP_WORD_EXPORT = "__gpsimd_set_stop_word";
-/** The import a poll calls when the word is set: module and name. */
-export const STOP_IMPORT = { module: "gpsimd", name: "stop" } as const;
+export { STOP_WORD_GLOBAL, SET_STOP_WORD_EXPORT, STOP_IMPORT };
+
 const STOP_IMPORT_INTERNAL = "__gpsimd_stop_import";
 
 /** What the pass did. */

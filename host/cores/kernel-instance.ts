@@ -11,7 +11,7 @@ import {
   TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS, CTX_STOP,
 } from "../device/layout.js";
 import { E_STOPPED } from "../checks/error-codes.js";
-import { SET_STOP_WORD_EXPORT, STOP_IMPORT } from "../../build/stop-polls.js";
+import { SET_STOP_WORD_EXPORT, STOP_IMPORT } from "../../build/stop-poll-names.js";
 import { LibraryFormatError } from "../checks/errors.js";
 import type { SourceLocator } from "../checks/source-locator.js";
 import { TRACE_PRINTF, type TraceWriter } from "../profiling/trace.js";
