@@ -1,8 +1,8 @@
 // The current core: which context block this instance works in, its flags,
 // and the functions kernels use to split work (get_cpu_id, get_cpu_count).
-import { CTX_CPU_ID, CTX_CPU_COUNT, CTX_FLAGS, CTX_DST, CTX_STOP, CTX_LAUNCH, FLAG_CHECKS, FLAG_MULTICORE, TD_SLOT } from "./layout";
+import { CTX_CPU_ID, CTX_CPU_COUNT, CTX_FLAGS, CTX_DST, FLAG_CHECKS, FLAG_MULTICORE, TD_SLOT } from "./layout";
 import { host_fail, host_warn } from "./bindings/host";
-import { E_NO_OUTPUT, E_STOPPED } from "./errors";
+import { E_NO_OUTPUT } from "./errors";
 import { Tensor } from "./tensor";
 
 /** Address of the context block of the core running now (set by __gpsimd_enter). */
@@ -40,18 +40,6 @@ export function get_dst_tensor(): Tensor {
 /** Descriptor slot for reports about a tensor (argument position, -1 output, -2 kernel-made). */
 // @ts-ignore: decorator
 @inline export function slot_of(desc: usize): i32 { return load<i32>(desc, TD_SLOT); }
-
-/** At the top of every loop iteration of kernel code (inserted by the build, build/loop-polls.ts): stops a kernel the host timed out. */
-// @ts-ignore: decorator
-@global @inline export function __gpsimd_poll(): void {
-  // An atomic load: V8 may not hoist it out of a loop that never stores.
-  if (atomic.load<i32>(CTX, CTX_STOP) != 0) stop_if_asked();
-}
-
-/** Stops if the request is for this launch (a request for an earlier one can arrive late: it is ignored). */
-function stop_if_asked(): void {
-  if (atomic.load<i32>(CTX, CTX_STOP) == load<i32>(CTX, CTX_LAUNCH)) fail(E_STOPPED, -3, 0, 0, 0);
-}
 
 /** Reports a violation to the host, which throws; never returns. */
 export function fail(code: i32, slot: i32, a: f64, b: f64, c: f64): void {

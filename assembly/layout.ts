@@ -39,7 +39,7 @@ export const CTX_STATS_END: i32 = 160;
 
 export const CTX_PRINTF_ARGS: i32 = 160;  // printf argument records, PF_MAX_ARGS x 16
 export const CTX_TCM_CLEAN: i32 = 288;    // bitmap, one bit per TCM_GRANULE of the arena: set = holds no poison
-export const CTX_STOP: i32 = 352;          // i32, the seq of a launch the host asks to stop (its timeout passed); see build/loop-polls.ts
+export const CTX_STOP: i32 = 352;          // i32, the token of a run the host asks to stop (its timeout passed); polled by the kernel, see build/stop-polls.ts
 export const CTX_LAUNCH: i32 = 356;        // i32, the seq of the launch this core is running (0 on the calling thread)
 export const CTX_DESC: i32 = 384;          // tensor descriptors, MAX_TENSORS x DESC_BYTES
 export const MAX_TENSORS: i32 = 16;

@@ -8,7 +8,7 @@ import asc from "assemblyscript/asc";
 import type { Transform } from "assemblyscript/transform";
 import type binaryen from "binaryen";
 import { INITIAL_PAGES } from "../host/library/build-constants.js";
-import { loopPolls } from "./loop-polls.js";
+import { insertStopPolls, atomicWaitMessage } from "./stop-polls.js";
 import { ASSEMBLY_DIR } from "./paths.js";
 
 
@@ -74,6 +74,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
   const saved = asc.libraryFiles["rt/stub"];
   asc.libraryFiles["rt/stub"] = runtimeSource;
   let text = "";
+  const atomicWaits: string[] = [];
   try {
     const result = await asc.main(args, {
       readFile: async (file: string, baseDir: string) => {
@@ -91,7 +92,15 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
       },
       writeFile: (file: string, contents: Uint8Array | string) => { outputs.set(path.basename(file), contents); },
       listFiles: () => [],
-      transforms: [loopPolls, ...(input.afterCompile ? [{ afterCompile: input.afterCompile }] : [])] as unknown as Transform[],
+      // Before asc optimises and emits, so the source map covers what is inserted and every compile
+      // of a build (A and B, build/relocate.ts) gets the same instrumentation: the caller's (the
+      // sanitizer's checks) first, then the stop polls, which are not themselves to be checked.
+      transforms: [{
+        afterCompile: (module: binaryen.Module) => {
+          input.afterCompile?.(module);
+          atomicWaits.push(...insertStopPolls(module).atomicWaits);
+        },
+      } as Transform],
       stdout: sink(), stderr: sink((s) => { text += s; }),
       reportDiagnostic: (d) => {
         const category = d.category === 3 ? "error" : d.category === 2 ? "warning" : "info"; // asc: 0 pedantic, 1 info, 2 warning, 3 error
@@ -99,6 +108,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
         diagnostics.push({ message: d.message, category, file: where?.file ?? null, line: where?.line ?? 0, column: where?.column ?? 0 });
       },
     });
+    if (atomicWaits.length) diagnostics.push({ message: atomicWaitMessage(atomicWaits), category: "error", file: null, line: 0, column: 0 });
     if (result.error && !diagnostics.some((d) => d.category === "error")) {
       diagnostics.push({ message: result.error.message, category: "error", file: null, line: 0, column: 0 });
     }

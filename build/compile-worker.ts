@@ -3,10 +3,11 @@
 // Requests come by message; each answer is written to the request's shared
 // buffer, and the waiting thread is woken with Atomics.notify.
 import { parentPort } from "node:worker_threads";
-import { mkdir, writeFile, rename } from "node:fs/promises";
+import { writeFile, rename } from "node:fs/promises";
 import path from "node:path";
 import { buildLibrary, type BuildRequest } from "./compile.js";
 import { encodeLibrary } from "../host/library/library-file.js";
+import { makeDirectory } from "./make-directory.js";
 
 /** A build request and where to answer. */
 export interface CompileJob {
@@ -20,13 +21,28 @@ export interface CompileJob {
 /** The JSON answer. */
 export interface CompileAnswer { ok: boolean; messages: string[]; millis: number; }
 
+/** Longest compiler message answered; longer ones are cut with a note. */
+const MAX_MESSAGE = 64 * 1024;
+
+/** The answer as UTF-8 JSON that fits in `room` bytes: long messages cut, and if still too long, the last messages dropped, each time with a note. */
+function encodeAnswer(answer: CompileAnswer, room: number): Uint8Array {
+  const encoder = new TextEncoder();
+  const cut = (m: string) => (m.length > MAX_MESSAGE ? `${m.slice(0, MAX_MESSAGE)}... [${m.length - MAX_MESSAGE} more characters cut]` : m);
+  let messages = answer.messages.map(cut);
+  for (;;) {
+    const bytes = encoder.encode(JSON.stringify({ ...answer, messages }));
+    if (bytes.length <= room) return bytes;
+    const keep = Math.floor(messages.length / 2);
+    messages = [...messages.slice(0, keep), `... ${answer.messages.length - keep} more compiler messages cut (${bytes.length} bytes did not fit the answer)`];
+  }
+}
+
 function reply(job: CompileJob, answer: CompileAnswer): void {
   const header = new Int32Array(job.answer, 0, 2);
-  const bytes = new TextEncoder().encode(JSON.stringify(answer));
   const room = new Uint8Array(job.answer, 8);
-  const n = Math.min(bytes.length, room.length);
-  room.set(bytes.subarray(0, n));
-  header[1] = n;
+  const bytes = encodeAnswer(answer, room.length);
+  room.set(bytes);
+  header[1] = bytes.length;
   Atomics.store(header, 0, 1);
   Atomics.notify(header, 0);
 }
@@ -36,7 +52,7 @@ parentPort!.on("message", async (job: CompileJob) => {
   try {
     const result = await buildLibrary(job.request);
     if ("messages" in result) return reply(job, { ok: false, messages: result.messages, millis: performance.now() - start });
-    await mkdir(path.dirname(job.outFile), { recursive: true });
+    makeDirectory(path.dirname(job.outFile)); // normally made by the caller already; never Node's recursive mkdir (make-directory.ts)
     const tmp = `${job.outFile}.${process.pid}.tmp`;
     await writeFile(tmp, encodeLibrary(result));
     await rename(tmp, job.outFile); // another process loading the library never sees half a file

@@ -140,13 +140,13 @@ describe("faults", () => {
   });
 
   it("stops a runaway kernel after the timeout without killing a thread, and the next call works", () => {
-    for (const threads of [1, 2]) { // with 1 thread the main thread runs the runaway core itself; a worker is its watchdog
+    for (const threads of [1, 2]) { // with 1 thread the main thread runs the runaway core itself; the watchdog thread stops it
       const lib = load({ timeout_ms: 300, threads });
       try {
         const before = corePool().threadCount;
         const e = catchError(() => ops.mc_fixtures.spin_on(randn([64]), 3));
         expect(e).toBeInstanceOf(KernelTimeoutError);
-        expect(e.message, e.message).toMatch(/^mc_fixtures::spin_on: still running after 300 ms on core 3; stopped at a loop iteration( \(cores? [\d, ]+ not started\))? \(raise timeout_ms if the kernel is just slow\)$/);
+        expect(e.message, e.message).toMatch(/^mc_fixtures::spin_on: still running after 300 ms on core 3; stopped by the watchdog( \(cores? [\d, ]+ not started\))? \(raise timeout_ms if the kernel is just slow\)$/);
         expect(corePool().threadCount).toBe(before);
         expect(ops.mc_fixtures.core_ids(randn([64])).data()).toEqual(expectedCoreIds(64, 8));
       } finally {

@@ -10,14 +10,25 @@ import { sanitizerImports, isSanitized, type CoreBlock } from "../checks/sanitiz
 import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, CTX_STOP, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, FLAG_TRACE, CTX_FLAGS } from "../device/layout.js";
 import { TraceWriter, TRACE_CORE_BYTES } from "../profiling/trace.js";
 import {
-  C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_ASYNC, C_LIBRARY, C_OP, C_TEMPLATE, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE,
-  C_STOPPING, F64_DEADLINE, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord, epochNow,
+  C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_ASYNC, C_LIBRARY, C_OP, C_TEMPLATE, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE,
+  C_FAULT, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord,
   type WorkerMessage, type WorkerOp, type CoreReportData,
 } from "./protocol.js";
 
 interface ExecutorLibrary { instance: KernelInstance; ops: WorkerOp[]; }
 
 const encoder = new TextEncoder();
+
+/** Longest text (error message, warning) a core's report carries; longer ones are cut with a note. */
+const MAX_TEXT = 16 * 1024;
+
+/** Copies a report with every string longer than max cut, with a note saying how long it was. */
+function shortenTexts<T>(value: T, max: number): T {
+  if (typeof value === "string") return (value.length > max ? `${value.slice(0, max)}... [${value.length - max} more characters cut: the text was ${value.length} characters long]` : value) as T;
+  if (Array.isArray(value)) return value.map((v) => shortenTexts(v, max)) as T;
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortenTexts(v, max)])) as T;
+  return value;
+}
 
 /** How long a core thread spins (on a launch's completion, then on the next launch) before it sleeps. */
 export const SPIN_MS = 2;
@@ -79,35 +90,15 @@ export class Executor {
     }
   }
 
-  /**
-   * Waits for launch seq to complete and, if its deadline passes first, asks every unfinished core
-   * to stop. A thread with no core left to run is the watchdog of the others: the one running a
-   * runaway kernel cannot notice anything itself, the main thread included.
-   */
-  watch(seq: number): void {
-    const deadline = new Float64Array(this.control.buffer, C_SCALARS_BYTE_OFFSET)[F64_DEADLINE];
-    // Spin first: a short launch completes within microseconds, and a thread that has to be woken
-    // from a futex joins the next launch late (on a 2-CPU machine, typically after the main thread
-    // has already claimed most of its cores).
-    // Launches run one at a time, so a newer seq means this one is over: a thread that slept
-    // through its completion and the next launch's must not wait for a value that is gone.
-    const over = (complete: number) => complete === seq || Atomics.load(this.control, C_SEQ) !== seq;
-    const spinUntil = performance.now() + SPIN_MS;
-    while (!over(Atomics.load(this.control, C_COMPLETE)) && performance.now() < spinUntil) { /* spin */ }
-    for (;;) {
-      const complete = Atomics.load(this.control, C_COMPLETE);
-      if (over(complete)) return;
-      const left = deadline - epochNow();
-      if (left <= 0) { stopCores(this.control, this.memory, seq); return; }
-      Atomics.wait(this.control, C_COMPLETE, complete, left);
-    }
-  }
-
+  /** Writes a core's report into its mailbox; whatever its size, it fits (long texts are cut with a note). */
   private writeReport(core: number, report: CoreReportData): void {
+    const room = MAILBOX_BYTES - 4;
     let bytes = encoder.encode(JSON.stringify(report));
-    if (bytes.length > MAILBOX_BYTES - 4) {
-      // Too much to say: keep the error and the first warnings, and say that writes were lost.
-      bytes = encoder.encode(JSON.stringify({ ...report, writes: [], warnings: [...report.warnings.slice(0, 20), "write log too large to report: cross-core checks skipped"], writesLost: true }));
+    if (bytes.length > room) {
+      // Too much to say: keep the error and the first warnings (each text cut short), and say that writes were lost.
+      const cut = shortenTexts({ ...report, writes: [], warnings: [...report.warnings.slice(0, 20), "write log too large to report: cross-core checks skipped"], writesLost: true }, MAX_TEXT);
+      bytes = encoder.encode(JSON.stringify(cut));
+      if (bytes.length > room) bytes = encoder.encode(JSON.stringify({ ...cut, error: cut.error && { ...cut.error, details: undefined }, warnings: [] }));
     }
     const at = core * MAILBOX_BYTES;
     new DataView(this.mailboxes).setUint32(at, bytes.length, true);
@@ -115,6 +106,10 @@ export class Executor {
   }
 
   private runCore(seq: number, core: number): void {
+    if (this.index >= 0 && Atomics.load(this.control, C_FAULT) === this.index + 1) {
+      Atomics.store(this.control, C_FAULT, 0);
+      throw new Error(`fault injected into core thread ${this.index}`);
+    }
     const control = this.control;
     Atomics.store(control, C_STATUS + core, STATUS_RUNNING);
     let status = STATUS_OK;
@@ -122,7 +117,8 @@ export class Executor {
     const op = lib?.ops[Atomics.load(control, C_OP)];
     const ctx = Atomics.load(control, C_CONTEXTS + core) >>> 0;
     try {
-      if (Atomics.load(control, C_STOPPING) === seq) throw new KernelTimeoutError("E_NOT_STARTED", `core ${core} was not started: the launch ran past its timeout`, { core });
+      // The watchdog writes the launch's seq into the stop word of every core, started or not.
+      if (Atomics.load(new Int32Array(this.memory.buffer), (ctx + CTX_STOP) >>> 2) === seq) throw new KernelTimeoutError("E_NOT_STARTED", `core ${core} was not started: the launch ran past its timeout`, { core });
       if (!lib || !op) throw new Error(`core thread ${this.index}: library ${Atomics.load(control, C_LIBRARY)} is not loaded here`);
       const template = Atomics.load(control, C_TEMPLATE) >>> 0;
       const view = new DataView(this.memory.buffer);
@@ -136,7 +132,7 @@ export class Executor {
       };
       const traceArea = flags & FLAG_TRACE ? Atomics.load(control, C_TRACE) >>> 0 : 0;
       lib.instance.traceTo(traceArea ? new TraceWriter(new Float64Array(this.memory.buffer), (traceArea + core * TRACE_CORE_BYTES) / 8) : null, this.index);
-      const outcome = lib.instance.run(site, op.kernel.name, args, template);
+      const outcome = lib.instance.run(site, op.kernel.name, args, template, seq);
       const output = view.getUint32(ctx + CTX_DST, true);
       const returned = !site.multicore && outcome.returned !== 0 && outcome.returned !== output ? outcome.returned : 0;
       if (outcome.warnings.length || outcome.writes.length || outcome.droppedPrintf || returned) {
@@ -157,22 +153,5 @@ export class Executor {
       // settles only when something else wakes the loop); a message always wakes it.
       if (Atomics.load(control, C_ASYNC)) this.announce(seq);
     }
-  }
-}
-
-/**
- * Sets the stop word of every core of the launch that is running, and keeps the cores not yet
- * started from starting. A kernel polls its stop word at the top of every loop iteration
- * (build/loop-polls.ts) and stops with a typed error. The atomic store pairs with the kernel's atomic load.
- */
-export function stopCores(control: Int32Array, memory: WebAssembly.Memory, seq: number): void {
-  // Both requests carry the launch's seq: a thread that decides to stop launch N only after it
-  // completed and launch N+1 began writes N, which N+1's cores and executors ignore.
-  Atomics.store(control, C_STOPPING, seq);
-  const words = new Int32Array(memory.buffer);
-  const ncores = Atomics.load(control, C_NCORES);
-  for (let k = 0; k < ncores; k++) {
-    const status = Atomics.load(control, C_STATUS + k);
-    if (status === STATUS_RUNNING) Atomics.store(words, ((Atomics.load(control, C_CONTEXTS + k) >>> 0) + CTX_STOP) >>> 2, seq);
   }
 }

@@ -8,9 +8,11 @@ import { formatPrintf, type PrintfArg } from "./printf-format.js";
 import {
   CTX_WLOG, CTX_WLOG_COUNT, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_PRINTF_HEAD, PF_MAX_ARGS,
   PF_TAG_INT, PF_TAG_UINT, PF_TAG_FLOAT, PF_TAG_STRING, PF_TAG_BOOL, ABI_VERSION, CTX_HEADER_BYTES, CTX_DESC, DESC_BYTES,
-  TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS, MAX_WLOG,
+  TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS, MAX_WLOG, CTX_STOP,
 } from "../device/layout.js";
 import { regionAt } from "../device/core-regions.js";
+import { E_STOPPED } from "../checks/error-codes.js";
+import { SET_STOP_WORD_EXPORT, STOP_IMPORT } from "../../build/stop-poll-names.js";
 import { LibraryFormatError } from "../checks/errors.js";
 import type { SourceLocator } from "../checks/source-locator.js";
 import { TRACE_PRINTF, type TraceWriter } from "../profiling/trace.js";
@@ -109,6 +111,11 @@ export class KernelInstance {
   private enter!: (ctx: number) => void;
   private enterFrom!: (ctx: number, template: number, core: number) => void;
   private exit!: () => number;
+  private setStopWord!: (address: number) => void;
+  /** The stop word the instance polls (set before a run when it changes). */
+  private stopWordAt = -1;
+  /** The run's stop token: the watchdog writes it into the stop word to stop this run. */
+  private stopToken = 0;
   private runStart: (() => void) | null = null;
   private kernelStart: (() => void) | null = null;
   private tracer: TraceWriter | null = null;
@@ -179,6 +186,7 @@ export class KernelInstance {
         printf: (fmt: number, args: number, nargs: number) => this.printf(fmt, args, nargs),
         drain_write_log: () => this.drainWriteLog(),
         trace: (kind: number, slot: number, bytes: number, offset: number) => this.tracer?.event(kind, slot, bytes, offset),
+        [STOP_IMPORT.name]: () => this.stopRequested(),
       },
       ...extraModules,
     };
@@ -206,6 +214,18 @@ export class KernelInstance {
     const text = formatPrintf(readString(this.memory, fmt), values);
     if (this.tracer) this.tracer.event(TRACE_PRINTF, site.core, utf8.encode(text).length, view.getFloat64(site.ctx + CTX_PRINTF_HEAD, true));
     appendToRing(this.memory, this.ring, site.ctx, site.multicore && site.printAllCores ? tagLines(text, site.core) : text);
+  }
+
+  /** A poll saw the stop word set (build/stop-polls.ts): stops the kernel if the request is for this run. */
+  private stopRequested(): void {
+    const site = this.site;
+    if (!site) return;
+    const words = new Int32Array(this.memory.buffer);
+    const at = (site.ctx + CTX_STOP) >>> 2;
+    const word = Atomics.load(words, at);
+    if (word === this.stopToken) throw violationError(E_STOPPED, -3, 0, 0, 0, site);
+    // A late request for an earlier run: cleared (unless a new one arrived meanwhile).
+    Atomics.compareExchange(words, at, word, 0);
   }
 
   private drainWriteLog(): void {
@@ -238,6 +258,10 @@ export class KernelInstance {
     this.enter = instance.exports.__gpsimd_enter as (ctx: number) => void;
     this.enterFrom = instance.exports.__gpsimd_enter_from as (ctx: number, template: number, core: number) => void;
     this.exit = instance.exports.__gpsimd_exit as () => number;
+    const setStopWord = instance.exports[SET_STOP_WORD_EXPORT];
+    if (typeof setStopWord !== "function") throw new LibraryFormatError("E_ABI", "this library was built without stop polls (an older gpsimd): nothing could stop a runaway kernel; rebuild it");
+    this.setStopWord = setStopWord as (address: number) => void;
+    this.stopWordAt = -1;
     return instance;
   }
 
@@ -248,9 +272,16 @@ export class KernelInstance {
     return typeof f === "function" ? f : undefined;
   }
 
-  /** Runs kernel `name` with raw arguments on the core described by site; with a template, the core first copies the launch's tensors from it. Throws a typed error. */
-  run(site: CoreSite, name: string, args: (number | bigint)[], template = 0): CoreOutcome {
+  /**
+   * Runs kernel `name` with raw arguments on the core described by site; with a template, the core
+   * first copies the launch's tensors from it. `stopToken` (not 0) is what the watchdog writes into
+   * the core's stop word to stop this run. Throws a typed error.
+   */
+  run(site: CoreSite, name: string, args: (number | bigint)[], template: number, stopToken: number): CoreOutcome {
     this.instance ??= this.instantiate();
+    const stopWord = site.ctx + CTX_STOP;
+    if (this.stopWordAt !== stopWord) this.setStopWord(this.stopWordAt = stopWord);
+    this.stopToken = stopToken;
     const fn = this.instance.exports[name] as (...a: (number | bigint)[]) => number;
     this.site = site;
     this.warnings = [];

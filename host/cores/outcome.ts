@@ -42,11 +42,7 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
   const checkWrites = (request.flags & FLAG_LOG_WRITES) !== 0 && !writesLost;
   const stopped = errors.filter((e) => e.code === "E_STOPPED").map((e) => e.core!);
   const unstarted = errors.filter((e) => e.code === "E_NOT_STARTED").map((e) => e.core!);
-  if (stopped.length || unstarted.length) {
-    const ms = lib.options.timeout_ms;
-    const cores = (list: number[]) => `core${list.length === 1 ? "" : "s"} ${list.join(", ")}`;
-    throw new KernelTimeoutError("E_TIMEOUT", `${op.qualifiedName}: still running after ${ms} ms on ${cores(stopped)}; stopped at a loop iteration${unstarted.length ? ` (${cores(unstarted)} not started)` : ""} (raise timeout_ms if the kernel is just slow)`, { op: op.qualifiedName, core: stopped[0], details: { running: stopped, notStarted: unstarted, timeout_ms: ms } });
-  }
+  if (stopped.length || unstarted.length) throw timeoutError(op.qualifiedName, lib.options.timeout_ms, stopped, unstarted);
   if (errors.length) {
     const first = errors[0];
     const notes: string[] = errors.slice(1).map((e) => `also: ${e.message}`);
@@ -61,6 +57,13 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
   const returnedBytes = copied ?? 0;
   if (copied === null && checkWrites) checkCoverage(op, writes, request.output, lib.multicore);
   if (request.flags & FLAG_TRACE) request.traced = { cores: coreTraces(control, traceArea, lib.cores, writes, copied ? request.output.numel() : 0), returnedBytes };
+}
+
+/** The error of a launch the watchdog stopped: which cores were still running, which never started. */
+export function timeoutError(op: string, ms: number, stopped: number[], unstarted: number[]): KernelTimeoutError {
+  const cores = (list: number[]) => `core${list.length === 1 ? "" : "s"} ${list.join(", ")}`;
+  const what = stopped.length ? `still running after ${ms} ms on ${cores(stopped)}; stopped by the watchdog${unstarted.length ? ` (${cores(unstarted)} not started)` : ""}` : `not started within ${ms} ms (${cores(unstarted)})`;
+  return new KernelTimeoutError("E_TIMEOUT", `${op}: ${what} (raise timeout_ms if the kernel is just slow)`, { op, core: stopped[0], details: { running: stopped, notStarted: unstarted, timeout_ms: ms } });
 }
 
 /** Each core's timeline and counters of the launch just completed. */

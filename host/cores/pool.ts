@@ -3,8 +3,8 @@
 // start once and are woken through shared memory; tensors never move. A
 // launch's cores are claimed dynamically, so any number of threads gives the
 // same result. One launch runs at a time. A kernel that runs past its
-// deadline is asked to stop (its loops poll a stop word); only one that does
-// not stop costs the threads.
+// deadline is stopped by the watchdog (watchdog.ts: its loops and calls poll
+// a stop word); threads that still do not finish are rebuilt.
 import { Worker, MessageChannel, type MessagePort } from "node:worker_threads";
 import { hbm } from "../device/hbm.js";
 import { coreRegion, printfQueueBytes, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
@@ -15,12 +15,13 @@ import { TRACE_CORE_BYTES } from "../profiling/trace.js";
 import { CTX_DESC, DESC_BYTES, CTX_STOP, CTX_LAUNCH, FLAG_TRACE } from "../device/layout.js";
 import type { CheckedArguments } from "../library/arguments.js";
 import type { Tensor } from "../device/tensor.js";
-import { Executor, stopCores } from "./executor.js";
+import { Executor } from "./executor.js";
+import { watchdog, SLOT_POOL } from "./watchdog.js";
 import { finishLaunch } from "./outcome.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
-  C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, MAX_CORES,
-  STATUS_PENDING, STATUS_RUNNING, MAILBOX_BYTES, F64_DEADLINE, C_ASYNC, claimWord, epochNow,
+  C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT,
+  STATUS_PENDING, STATUS_RUNNING, MAILBOXES_BYTES, C_ASYNC, C_CRASHED, C_FAULT, CRASH_AT, claimWord, epochNow,
   type WorkerMessage, type WorkerInit, type CompletionMessage,
 } from "./protocol.js";
 
@@ -45,18 +46,20 @@ interface InFlight {
   /** Settles the async caller; null for a sync launch. */
   settle: ((error: unknown) => void) | null;
   collected: boolean;
-  /** The deadline passed and the cores were asked to stop. */
-  stopAsked: boolean;
+  /** An async launch's timer: the last resort if its cores do not finish after the watchdog stopped them. */
+  timer?: ReturnType<typeof setTimeout>;
 }
 
 /** How long the main thread spins on completion before it sleeps: it has run its share of the cores and waits for the workers' last ones. */
 const MAIN_SPIN_MS = 1;
-/** How long a kernel asked to stop may take to do so before its threads are terminated. */
-const STOP_GRACE_MS = 2000;
+/** How long a kernel asked to stop may take to do so before its threads are terminated (a kernel polls at every loop iteration and call, so only a thread stuck outside kernel code gets here). MAX_TIMEOUT_MS leaves room for it. */
+export const STOP_GRACE_MS = 2000;
 
 /** The process's pool of core threads. */
 export class Pool {
   private workers: Worker[] = [];
+  /** Settles when the worker has started and can run cores (its start-up does not count against timeout_ms). */
+  private readonly readiness = new Map<Worker, { ready: Promise<void>; settle: () => void }>();
   private ports: MessagePort[] = [];
   private control!: Int32Array;
   private controlBuffer!: SharedArrayBuffer;
@@ -83,7 +86,7 @@ export class Pool {
   private fresh(): void {
     this.controlBuffer = new SharedArrayBuffer(CONTROL_BYTES);
     this.control = new Int32Array(this.controlBuffer);
-    this.mailboxes = new SharedArrayBuffer(MAX_CORES * MAILBOX_BYTES);
+    this.mailboxes = new SharedArrayBuffer(MAILBOXES_BYTES);
     this.scalarsF64 = new Float64Array(this.controlBuffer, C_SCALARS_BYTE_OFFSET);
     this.scalarsI64 = new BigInt64Array(this.controlBuffer, C_SCALARS_BYTE_OFFSET);
     this.seq = 0;
@@ -102,9 +105,12 @@ export class Pool {
       replayed: this.libraryIds.size, messagesAtStart: this.messages, seqAtStart: this.seq,
     };
     const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: init, transferList: [port2] });
-    port1.on("message", (m: CompletionMessage) => this.onComplete(m.seq));
+    let settle!: () => void;
+    const ready = new Promise<void>((resolve) => { settle = resolve; });
+    this.readiness.set(worker, { ready, settle });
+    port1.on("message", (m: CompletionMessage) => (m.type === "ready" ? settle() : this.onComplete(m.seq)));
     worker.unref();
-    port1.unref(); // the keep-alive timer of an async launch holds the event loop, not the port
+    port1.unref(); // a pending async call holds the event loop (launchAsync), not the port
     worker.on("error", (e) => this.onWorkerDeath(worker, e));
     worker.on("exit", (code) => this.onWorkerDeath(worker, new Error(`exit code ${code}`)));
     this.workers[index] = worker;
@@ -159,23 +165,44 @@ export class Pool {
     this.broadcast({ type: "forget", id });
   }
 
-  /** Runs a launch and waits for it: the calling thread runs cores too, beside threads - 1 workers. */
+  /**
+   * Runs a launch and waits for it: the calling thread runs cores too, beside threads - 1 workers.
+   * It may, because every loop and call of a kernel polls its stop word and the watchdog thread,
+   * not this one, sets it at the deadline.
+   */
   launchSync(request: LaunchRequest): void {
     if (this.inFlight) this.finishBlocking(this.inFlight);
     const launch = this.publish(request, null, request.library.threads - 1);
-    this.main.runClaims(launch.seq);
+    try {
+      this.main.runClaims(launch.seq);
+    } catch (e) {
+      // Not a kernel error (those are reported per core): the calling thread's executor failed, and
+      // workers may still run cores of the launch: they are replaced.
+      this.abandon(launch);
+      this.rebuild();
+      const op = request.op.qualifiedName;
+      throw new WorkerCrashError("E_CORE_THREAD_FAILED", `${op}: the calling thread failed while running cores (${e instanceof Error ? e.message : String(e)}); the result is discarded and the threads were restarted`, { op, cause: e });
+    }
     this.finishBlocking(launch);
   }
 
   /** Runs a launch without blocking the event loop. */
   launchAsync(request: LaunchRequest): Promise<void> {
-    const result = this.queue.then(() => new Promise<void>((resolve, reject) => {
+    // The threads and their ports never keep the process alive; a pending call does, until it settles.
+    const keepAlive = setInterval(() => undefined, 1 << 30);
+    const result = this.queue.then(() => this.threadsReady(request.library.threads)).then(() => new Promise<void>((resolve, reject) => {
       if (this.inFlight) this.finishBlocking(this.inFlight);
       const launch = this.publish(request, (error) => (error ? reject(error) : resolve()), request.library.threads);
       this.watchAsync(launch);
-    }));
+    })).finally(() => clearInterval(keepAlive));
     this.queue = result.catch(() => undefined);
     return result;
+  }
+
+  /** Starts n workers and waits until they can run cores, so that their start-up is not counted against the launch's timeout. */
+  private threadsReady(n: number): Promise<unknown> {
+    this.ensureThreads(n);
+    return Promise.all(this.workers.slice(0, n).map((w) => this.readiness.get(w)?.ready));
   }
 
   /** Writes the launch into shared memory and wakes `workers` workers. */
@@ -183,7 +210,7 @@ export class Pool {
     const lib = request.library;
     this.register(lib);
     const cores = lib.cores;
-    this.ensureThreads(Math.max(1, workers)); // at least one, to watch the deadline while the main thread runs cores
+    this.ensureThreads(workers);
     const heap = lib.manifest.heapBytes || DEFAULT_HEAP_BYTES;
     const printfBytes = printfQueueBytes(); // the environment is read once per launch, not per core
     const contexts = Array.from({ length: cores }, (_, k) => coreRegion(k, heap, printfBytes).ctx); // may grow device memory
@@ -216,11 +243,12 @@ export class Pool {
     // thread still watching the previous launch sees it complete, never this one's fresh state.
     Atomics.store(c, C_CLAIM, claimWord(seq, 0));
     const deadline = performance.now() + lib.options.timeout_ms;
-    new Float64Array(this.controlBuffer, C_SCALARS_BYTE_OFFSET)[F64_DEADLINE] = epochNow() + lib.options.timeout_ms;
+    // Before the launch is published: a core that starts polls a cleared word (reset above).
+    watchdog().arm(SLOT_POOL, seq, epochNow() + lib.options.timeout_ms, contexts.map((ctx) => ctx + CTX_STOP));
     // Publishing: every write above happens-before a worker's Atomics.load of C_SEQ that sees seq.
     Atomics.store(c, C_SEQ, seq);
     if (Atomics.load(c, C_PARKED) > 0) Atomics.notify(c, C_SEQ);
-    const launch: InFlight = { seq, request, deadline, settle, collected: false, stopAsked: false };
+    const launch: InFlight = { seq, request, deadline, settle, collected: false };
     this.inFlight = launch;
     return launch;
   }
@@ -235,49 +263,37 @@ export class Pool {
     return this.traceArea;
   }
 
-  /** When to give up on a launch: its deadline, then, once its cores were asked to stop, a grace period. */
+  /** When to give up on a launch: its deadline (when the watchdog stops its cores), then a grace period. */
   private limit(launch: InFlight): number {
-    return launch.deadline + (launch.stopAsked ? STOP_GRACE_MS : 0);
+    return launch.deadline + STOP_GRACE_MS;
   }
 
-  /** The deadline passed: asks the cores to stop (or, if that was done, gives up on them). */
-  private overdue(launch: InFlight): void {
-    if (launch.stopAsked) return this.timeOut(launch);
-    launch.stopAsked = true;
-    stopCores(this.control, hbm().memory, launch.seq);
-  }
-
-  /** Blocks until the launch completes (or times out), then collects it. */
+  /** Blocks until the launch completes (or a core thread dies, or it runs past its limit), then collects it. */
   private finishBlocking(launch: InFlight): void {
     const c = this.control;
     const spinUntil = performance.now() + MAIN_SPIN_MS;
     while (Atomics.load(c, C_COMPLETE) !== launch.seq && performance.now() < spinUntil) { /* spin: short kernels end here */ }
     for (let complete = Atomics.load(c, C_COMPLETE); complete !== launch.seq; complete = Atomics.load(c, C_COMPLETE)) {
+      // A dying worker says so here: this thread cannot see its exit event while it waits.
+      if (Atomics.load(c, C_CRASHED)) return this.crashed(launch);
       const left = this.limit(launch) - performance.now();
-      if (left <= 0) {
-        this.overdue(launch);
-        if (launch.collected) return; // timed out for good (timeOut threw for a sync launch)
-        continue;
-      }
+      if (left <= 0) return this.timeOut(launch);
       Atomics.wait(c, C_COMPLETE, complete, left);
     }
     this.collect(launch);
   }
 
-  /** Waits for an async launch on the event loop. */
+  /** Watches an async launch from the event loop: completion comes by message (onComplete); this timer is the last resort. */
   private watchAsync(launch: InFlight): void {
-    const left = Math.max(1, this.limit(launch) - performance.now());
-    const waiting = Atomics.waitAsync(this.control, C_COMPLETE, Atomics.load(this.control, C_COMPLETE), left);
-    // A pending Atomics.waitAsync does not keep Node's event loop alive; this timer does, until the launch settles.
-    const keepAlive = setTimeout(() => undefined, left + 1000);
-    const done = () => {
-      clearTimeout(keepAlive);
+    const check = (): void => {
       if (launch.collected) return;
       if (Atomics.load(this.control, C_COMPLETE) === launch.seq) return this.collect(launch);
-      if (performance.now() >= this.limit(launch)) this.overdue(launch);
-      if (!launch.collected) this.watchAsync(launch);
+      if (Atomics.load(this.control, C_CRASHED)) return this.crashed(launch);
+      const left = this.limit(launch) - performance.now();
+      if (left <= 0) return this.timeOut(launch);
+      launch.timer = setTimeout(check, left);
     };
-    if (waiting.async) waiting.value.then(done); else done();
+    launch.timer = setTimeout(check, Math.max(1, this.limit(launch) - performance.now()));
   }
 
   /** A worker says an asynchronous launch completed. */
@@ -289,8 +305,7 @@ export class Pool {
   /** Reads every core's outcome (outcome.ts) and settles the launch. */
   private collect(launch: InFlight): void {
     if (launch.collected) return;
-    launch.collected = true;
-    if (this.inFlight === launch) this.inFlight = null;
+    this.abandon(launch);
     let failure: unknown = null;
     try {
       finishLaunch(launch.request, this.control, this.mailboxes, this.traceArea);
@@ -303,13 +318,33 @@ export class Pool {
 
   /** A launch's cores did not stop when asked: the threads are rebuilt (nothing else stops them). */
   private timeOut(launch: InFlight): void {
-    launch.collected = true;
-    if (this.inFlight === launch) this.inFlight = null;
+    this.abandon(launch);
     const running: number[] = [];
     for (let k = 0; k < launch.request.library.cores; k++) if (Atomics.load(this.control, C_STATUS + k) === STATUS_RUNNING) running.push(k);
     const op = launch.request.op.qualifiedName;
-    const error = new KernelTimeoutError("E_TIMEOUT", `${op}: still running after ${launch.request.library.options.timeout_ms} ms on core${running.length === 1 ? "" : "s"} ${running.join(", ") || "(none started)"}, and it did not stop when asked (a loop without a poll?); the kernel threads were terminated and will be restarted`, { op, core: running[0], details: { running, timeout_ms: launch.request.library.options.timeout_ms } });
+    const error = new KernelTimeoutError("E_TIMEOUT", `${op}: still running after ${launch.request.library.options.timeout_ms} ms on core${running.length === 1 ? "" : "s"} ${running.join(", ") || "(none started)"}, and its core threads did not finish within ${STOP_GRACE_MS} ms after it was stopped; the core threads were terminated and will be restarted`, { op, core: running[0], details: { running, timeout_ms: launch.request.library.options.timeout_ms } });
     this.rebuild();
+    if (launch.settle) launch.settle(error);
+    else throw error;
+  }
+
+  /** The launch is over for the pool: no longer in flight, nothing for the watchdog or its timer to do. */
+  private abandon(launch: InFlight): void {
+    launch.collected = true;
+    clearTimeout(launch.timer);
+    if (this.inFlight === launch) this.inFlight = null;
+    watchdog().disarm(SLOT_POOL);
+  }
+
+  /** A core thread said it is dying (worker.ts): the launch fails with WorkerCrashError and the threads are rebuilt. */
+  private crashed(launch: InFlight): void {
+    const length = new DataView(this.mailboxes).getUint32(CRASH_AT, true);
+    const why = new TextDecoder().decode(new Uint8Array(this.mailboxes, CRASH_AT + 4, length).slice());
+    const index = Atomics.load(this.control, C_CRASHED) - 1;
+    this.abandon(launch);
+    this.rebuild();
+    const op = launch.request.op.qualifiedName;
+    const error = new WorkerCrashError("E_WORKER_DIED", `${op}: core thread ${index} died (${why}) while the operator ran; its result is discarded and the threads were restarted`, { op, details: { thread: index } });
     if (launch.settle) launch.settle(error);
     else throw error;
   }
@@ -319,11 +354,16 @@ export class Pool {
     const launch = this.inFlight;
     this.rebuild();
     if (launch && !launch.collected) {
-      launch.collected = true;
+      this.abandon(launch);
       const op = launch.request.op.qualifiedName;
       const error = new WorkerCrashError("E_WORKER_DIED", `${op}: a core thread died (${cause.message}) while the operator ran; its result is discarded and the threads were restarted`, { op, cause });
       if (launch.settle) launch.settle(error);
     }
+  }
+
+  /** Makes worker `index` fail with an internal error at its next core (fault-injection tests: a thread that dies during a call). */
+  injectFaultForTest(index: number): void {
+    Atomics.store(this.control, C_FAULT, index + 1);
   }
 
   /** Terminates one worker as if it had crashed (fault-injection tests). */
@@ -334,6 +374,8 @@ export class Pool {
   /** Stops every worker and starts afresh (lazily, at the next launch). */
   private rebuild(): void {
     const old = this.workers;
+    for (const w of old) this.readiness.get(w)?.settle(); // a launch waiting for them starts the new ones
+    for (const w of old) this.readiness.delete(w);
     this.workers = [];
     this.ports = [];
     this.inFlight = null;

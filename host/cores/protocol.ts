@@ -28,10 +28,12 @@ export const C_LIBRARY_MESSAGES = 10;
 export const C_PARKED = 11;
 /** Device-memory address of the launch's trace area (TRACE_CORE_BYTES per core), 0 when the launch is not traced. */
 export const C_TRACE = 12;
-/** The seq of a launch whose deadline passed: its cores not yet started are not started. */
-export const C_STOPPING = 13;
+/** Index + 1 of a core thread that failed outside any kernel (an internal error): it is dying; its message is in the crash area. */
+export const C_CRASHED = 13;
 /** 1 when the launch is asynchronous: the thread that completes it also posts a message (see Pool.onComplete). */
 export const C_ASYNC = 14;
+/** Fault injection for tests: the worker with this index + 1 fails at its next core (0: none). */
+export const C_FAULT = 15;
 /** Per-core status words start here. */
 export const C_STATUS = 16;
 export const MAX_CORES = 64;
@@ -40,8 +42,6 @@ export const C_CONTEXTS = C_STATUS + MAX_CORES;
 /** Scalar arguments: Float64 slots after the context addresses (BigInt64 view of the same bytes for int64). */
 export const C_SCALARS_BYTE_OFFSET = (C_CONTEXTS + MAX_CORES) * 4;
 export const MAX_SCALARS = 16;
-/** Float64 slot (after the scalars) with the launch's deadline, in ms since the Unix epoch (comparable across threads). */
-export const F64_DEADLINE = MAX_SCALARS;
 export const CONTROL_BYTES = C_SCALARS_BYTE_OFFSET + (MAX_SCALARS + 1) * 8;
 
 /** Now, in ms since the Unix epoch, from this thread's high-resolution clock. */
@@ -62,6 +62,10 @@ export const STATUS_ERROR = 4;
 
 /** Bytes of each core's mailbox. */
 export const MAILBOX_BYTES = 64 * 1024;
+/** After the mailboxes: the crash area, [length, UTF-8 text] of a dying core thread's error. */
+export const CRASH_AT = MAX_CORES * MAILBOX_BYTES;
+export const CRASH_BYTES = 4096;
+export const MAILBOXES_BYTES = CRASH_AT + CRASH_BYTES;
 
 /** A core's report, as JSON in its mailbox. */
 export interface CoreReportData {
@@ -76,8 +80,8 @@ export interface CoreReportData {
 /** An operator of a library, as workers know it. */
 export interface WorkerOp { name: string; kernel: KernelSignature; }
 
-/** A worker's message to the main thread: an asynchronous launch completed. */
-export interface CompletionMessage { type: "complete"; seq: number; }
+/** A worker's messages to the main thread: it is ready to run cores; an asynchronous launch completed. */
+export type CompletionMessage = { type: "ready" } | { type: "complete"; seq: number };
 
 /** Messages to workers (received with receiveMessageOnPort). */
 export type WorkerMessage =

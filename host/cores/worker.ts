@@ -1,10 +1,15 @@
 // A worker thread of the core pool. It never returns to its event loop: it
 // waits for a launch in shared memory, runs the cores it claims (executor.ts),
-// then watches the launch's deadline until it completes. Libraries arrive as
-// messages, received synchronously when a launch needs them.
+// then waits for the next. Libraries arrive as messages, received
+// synchronously when a launch needs them. Deadlines are the watchdog's
+// (watchdog.ts): a thread running a kernel cannot watch anything.
 import { workerData, receiveMessageOnPort } from "node:worker_threads";
 import { Executor, SPIN_MS } from "./executor.js";
-import { C_SEQ, C_COMMAND, C_LIBRARY_MESSAGES, C_PARKED, C_THREADS, COMMAND_EXIT, type WorkerInit, type WorkerMessage, type CompletionMessage } from "./protocol.js";
+import { CTX_STOP } from "../device/layout.js";
+import {
+  C_SEQ, C_COMMAND, C_LIBRARY_MESSAGES, C_NCORES, C_CONTEXTS, C_PARKED, C_THREADS, C_CRASHED, C_COMPLETE, COMMAND_EXIT, CRASH_AT, CRASH_BYTES,
+  type WorkerInit, type WorkerMessage, type CompletionMessage,
+} from "./protocol.js";
 
 const init = workerData as WorkerInit;
 const control = new Int32Array(init.control);
@@ -45,13 +50,29 @@ for (let i = 0; i < init.replayed; i++) {
   if (got) executor.apply(got.message as WorkerMessage);
 }
 
+/** Tells a caller blocked on the launch that this thread is dying (it cannot see the worker's exit event while it waits). */
+function reportCrash(e: unknown): void {
+  const text = new TextEncoder().encode(e instanceof Error ? e.message : String(e)).subarray(0, CRASH_BYTES - 4);
+  new DataView(init.mailboxes).setUint32(CRASH_AT, text.length, true);
+  new Uint8Array(init.mailboxes, CRASH_AT + 4).set(text);
+  Atomics.store(control, C_CRASHED, init.index + 1);
+  // Stop the launch's other cores (the calling thread may be running one): it fails anyway.
+  const words = new Int32Array(init.memory.buffer);
+  for (let k = 0; k < Atomics.load(control, C_NCORES); k++) Atomics.store(words, ((Atomics.load(control, C_CONTEXTS + k) >>> 0) + CTX_STOP) >>> 2, Atomics.load(control, C_SEQ));
+  Atomics.add(control, C_COMPLETE, 0);
+  Atomics.notify(control, C_COMPLETE);
+}
+
+init.port.postMessage({ type: "ready" } satisfies CompletionMessage);
 let seen = init.seqAtStart;
-for (;;) {
-  seen = waitForLaunch(seen);
-  if (Atomics.load(control, C_COMMAND) === COMMAND_EXIT) break;
-  receiveLibraries();
-  // Workers past the library's thread count run nothing, but still watch the deadline: the main
-  // thread may be running a core that never ends, and only another thread can ask it to stop.
-  if (init.index < Atomics.load(control, C_THREADS)) executor.runClaims(seen);
-  executor.watch(seen);
+try {
+  for (;;) {
+    seen = waitForLaunch(seen);
+    if (Atomics.load(control, C_COMMAND) === COMMAND_EXIT) break;
+    receiveLibraries();
+    if (init.index < Atomics.load(control, C_THREADS)) executor.runClaims(seen);
+  }
+} catch (e) {
+  reportCrash(e);
+  throw e;
 }

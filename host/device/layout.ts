@@ -36,7 +36,7 @@ export const CTX_STAT_FILL_BYTES = 152;  // bytes stored by zeros/ones/full/eye/
 export const CTX_STATS_END = 160;
 export const CTX_PRINTF_ARGS = 160;  // printf argument records, PF_MAX_ARGS x 16
 export const CTX_TCM_CLEAN = 288;    // bitmap, one bit per TCM_GRANULE of the arena: set = holds no poison
-export const CTX_STOP = 352;          // i32, the seq of a launch the host asks to stop (its timeout passed); see build/loop-polls.ts
+export const CTX_STOP = 352;          // i32, the token of a run the host asks to stop (its timeout passed); polled by the kernel, see build/stop-polls.ts
 export const CTX_LAUNCH = 356;        // i32, the seq of the launch this core is running (0 on the calling thread)
 export const CTX_DESC = 384;          // tensor descriptors, MAX_TENSORS x DESC_BYTES
 export const MAX_TENSORS = 16;

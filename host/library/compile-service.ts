@@ -5,6 +5,8 @@ import { Worker } from "node:worker_threads";
 import type { BuildRequest } from "../../build/compile.js";
 import type { CompileJob, CompileAnswer } from "../../build/compile-worker.js";
 import { BuildError } from "../checks/errors.js";
+import { makeDirectory } from "../../build/make-directory.js";
+import path from "node:path";
 
 /** A build that has not answered after this long is given up (the compiler thread is presumed dead). */
 const BUILD_TIMEOUT_MS = 300_000;
@@ -14,6 +16,13 @@ const ANSWER_BYTES = 1 << 20;
 
 /** Builds lib<name>.wasm at outFile and waits for it; `waiting` is called about once a second meanwhile (progress displays). */
 export function buildSync(request: BuildRequest, outFile: string, waiting?: (elapsedMs: number) => void): CompileAnswer {
+  // Here, before the compiler runs: a folder that cannot be made fails at once (see make-directory.ts).
+  const dir = path.dirname(outFile);
+  try {
+    makeDirectory(dir);
+  } catch (e) {
+    throw new BuildError("E_BUILD_DIRECTORY", `custom_op.load(${request.name}): cannot create build_directory ${dir}: ${e instanceof Error ? e.message : String(e)}`, { details: { directory: dir }, cause: e });
+  }
   if (!worker) {
     worker = new Worker(new URL("../../build/compile-worker.js", import.meta.url));
     worker.unref();
@@ -34,5 +43,5 @@ export function buildSync(request: BuildRequest, outFile: string, waiting?: (ela
     }
     if (Atomics.wait(header, 0, 0, 1000) === "timed-out") waiting?.(performance.now() - start);
   }
-  return JSON.parse(new TextDecoder().decode(new Uint8Array(answer, 8, header[1]).slice())) as CompileAnswer;
+  return JSON.parse(new TextDecoder().decode(new Uint8Array(answer, 8, header[1]).slice())) as CompileAnswer; // always fits (compile-worker.ts cuts it)
 }

@@ -10,6 +10,7 @@ import { coreRegion, regionAt, HOST_CORE, DEFAULT_HEAP_BYTES } from "../device/c
 import { prepareCore, verifyDescriptors, returnedData, type LaunchDescriptors, type ReturnedData } from "../cores/descriptors.js";
 import { describeDescriptor } from "../checks/describe.js";
 import { KernelInstance, readRing, writeLogCount, type CoreSite } from "../cores/kernel-instance.js";
+import { watchHostRun } from "../cores/watchdog.js";
 import { output } from "../output.js";
 import { sanitizerImports } from "../checks/sanitizer.js";
 import { resolveRuntime, type ResolvedRuntime, type RuntimeOptions } from "./options.js";
@@ -232,7 +233,8 @@ export class Library {
     this.hostInstance.traceTo(writer);
     let outcome: ReturnType<KernelInstance["run"]>;
     try {
-      outcome = this.hostInstance.run(site, op.kernel.name, raw);
+      const instance = this.hostInstance;
+      outcome = watchHostRun(op.qualifiedName, region.ctx, this.settings.timeout_ms, (token) => instance.run(site, op.kernel.name, raw, 0, token));
     } catch (e) {
       // What the kernel printed before it failed is often the best clue.
       showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: [], dropped: 0 }]);

@@ -13,7 +13,7 @@ export interface RuntimeOptions {
   cross_core_checks?: boolean;
   /** Keep every core's printf, tagged with its id, instead of only core 0's (default false). */
   print_all_cores?: boolean;
-  /** A kernel running on worker threads longer than this fails and the threads are rebuilt (default 30000 ms). */
+  /** A kernel running longer than this is stopped by the watchdog with KernelTimeoutError (default 30000 ms; at most MAX_TIMEOUT_MS). */
   timeout_ms?: number;
   /** Record each call's per-core timeline and counters in library.lastTrace (default false; see gpsimd profile). */
   trace?: boolean;
@@ -61,6 +61,12 @@ export interface ResolvedRuntime {
   trace: boolean;
 }
 
+/**
+ * The longest timeout_ms: Node's timers take at most 2^31 - 1 ms (a longer delay fires at once),
+ * and the pool's last-resort timer waits timeout_ms plus its grace (host/cores/pool.ts STOP_GRACE_MS).
+ */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1 - 2000;
+
 function fail(option: string, value: unknown, expected: string): never {
   throw new OptionError("E_OPTION", `option ${option}: ${JSON.stringify(value)} is not valid; expected ${expected}`, { details: { option, value } });
 }
@@ -99,7 +105,7 @@ export function resolveRuntime(o: RuntimeOptions, base?: ResolvedRuntime, what =
     leak_is_error: bool(r, "leak_is_error", base?.leak_is_error ?? false),
     cross_core_checks: bool(r, "cross_core_checks", base?.cross_core_checks ?? true),
     print_all_cores: bool(r, "print_all_cores", base?.print_all_cores ?? false),
-    timeout_ms: int(r, "timeout_ms", base?.timeout_ms ?? 30000, 1, 2 ** 31 - 1),
+    timeout_ms: int(r, "timeout_ms", base?.timeout_ms ?? 30000, 1, MAX_TIMEOUT_MS),
     trace: bool(r, "trace", base?.trace ?? false),
   };
 }
