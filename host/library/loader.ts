@@ -4,7 +4,6 @@
 import { readFileSync, existsSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { readdirSync } from "node:fs";
 import * as gpsimd from "../index.js";
@@ -19,7 +18,7 @@ import { buildSync } from "./compile-service.js";
 import { writeTypings } from "./typings.js";
 import { cflagConstants } from "../../build/cflags.js";
 import { inputsHash, readSources } from "../../build/hash.js";
-import { ASSEMBLY_DIR } from "../../build/paths.js";
+import { ASSEMBLY_DIR, defaultBuildDir } from "../../build/paths.js";
 import { ABI_VERSION } from "../device/layout.js";
 import { hbm } from "../device/hbm.js";
 import type { ShapeModule } from "../../build/shape-sources.js";
@@ -63,7 +62,7 @@ function load(options: LoadOptions): Library {
   validateLoad(options);
   const computeSrcs = list(options.compute_srcs);
   const shapeSrcs = list(options.shape_srcs);
-  const dir = path.resolve(options.build_directory ?? path.join(tmpdir(), "gpsimd-build", options.name));
+  const dir = path.resolve(options.build_directory ?? defaultBuildDir(options.name));
   const file = path.join(dir, `lib${options.name}.wasm`);
   const settings = hashSettings(options, computeSrcs, shapeSrcs);
   const log = (text: string) => { if (options.verbose) process.stderr.write(`gpsimd: ${text}\n`); };
