@@ -130,6 +130,8 @@ describe.each(["tarball", "folder", "git"])("installed from the %s", (how) => {
     expect(result.scaled).toEqual([2, -4, 7]);
     expect(result.relu).toEqual([0, 2, 0, 4]);
     for (const file of result.libraries) expect(file.startsWith(cache + path.sep)).toBe(true);
+    // The CLI finds the shipped library in the same cache (it used to build into node_modules/gpsimd/build/out).
+    expect(run("npx", ["gpsimd", "run", "relu_tcm", "relu_forward", "--shape", "8"], dir(), { GPSIMD_CACHE_DIR: cache })).toContain("relu_tcm::relu_forward");
     expect(existsSync(path.join(installed(), "build", "out"))).toBe(false);
   }, 5 * MINUTES);
 });
