@@ -135,6 +135,7 @@ let H_DESC: usize = 0, H_DIM: i32 = 0, H_OFFSET: u32 = 0;
 /** Random access to the flattened tensor: acc[i], acc[i] = v. */
 @unmanaged
 export class Accessor<T> {
+  [key: number]: T; // what acc[i] gives, for TypeScript (editors); asc uses the @operator methods
   /** Number of elements. */
   numel(): i64 { return load<i64>(changetype<usize>(this), TD_NUMEL); }
   /** Reads element i of the flattened tensor. */
@@ -146,6 +147,7 @@ export class Accessor<T> {
 /** The last index of an N-d accessor: row[j], row[j] = v. */
 @unmanaged
 export class Row1<T> {
+  [key: number]: T; // what acc[i] gives, for TypeScript (editors); asc uses the @operator methods
   // @ts-ignore: decorator
   @inline @operator("[]") get(j: i64): T { const i = row_last(changetype<usize>(this), j); return read_at<T>(H_DESC, i); }
   // @ts-ignore: decorator
@@ -154,12 +156,14 @@ export class Row1<T> {
 /** Two indices left: row[j][k]. */
 @unmanaged
 export class Row2<T> {
+  [key: number]: Row1<T>; // what acc[i] gives, for TypeScript (editors); asc uses the @operator methods
   // @ts-ignore: decorator
   @inline @operator("[]") get(j: i64): Row1<T> { return changetype<Row1<T>>(row_next(changetype<usize>(this), j)); }
 }
 /** Three indices left: row[j][k][l]. */
 @unmanaged
 export class Row3<T> {
+  [key: number]: Row2<T>; // what acc[i] gives, for TypeScript (editors); asc uses the @operator methods
   // @ts-ignore: decorator
   @inline @operator("[]") get(j: i64): Row2<T> { return changetype<Row2<T>>(row_next(changetype<usize>(this), j)); }
 }
@@ -167,18 +171,21 @@ export class Row3<T> {
 /** accessor<T, 2>() of the C++ API: acc[i][j]. */
 @unmanaged
 export class Accessor2<T> {
+  [key: number]: Row1<T>; // what acc[i] gives, for TypeScript (editors); asc uses the @operator methods
   // @ts-ignore: decorator
   @inline @operator("[]") get(i: i64): Row1<T> { const d = changetype<usize>(this); return changetype<Row1<T>>(make_handle(d, offset_in(d, 0, i), 1)); }
 }
 /** accessor<T, 3>() of the C++ API: acc[i][j][k]. */
 @unmanaged
 export class Accessor3<T> {
+  [key: number]: Row2<T>; // what acc[i] gives, for TypeScript (editors); asc uses the @operator methods
   // @ts-ignore: decorator
   @inline @operator("[]") get(i: i64): Row2<T> { const d = changetype<usize>(this); return changetype<Row2<T>>(make_handle(d, offset_in(d, 0, i), 1)); }
 }
 /** accessor<T, 4>() of the C++ API: acc[i][j][k][l]. */
 @unmanaged
 export class Accessor4<T> {
+  [key: number]: Row3<T>; // what acc[i] gives, for TypeScript (editors); asc uses the @operator methods
   // @ts-ignore: decorator
   @inline @operator("[]") get(i: i64): Row3<T> { const d = changetype<usize>(this); return changetype<Row3<T>>(make_handle(d, offset_in(d, 0, i), 1)); }
 }

@@ -131,35 +131,35 @@ export function clamp_out<L, H>(result: Tensor, self: Tensor, min: L, max: H): T
 // ---- add, sub ----
 
 /** add(self, other, alpha = 1): self + alpha * other. */
-export function add<A = i32>(self: Tensor, other: Tensor, alpha: A = 1): Tensor {
+export function add<A = i32>(self: Tensor, other: Tensor, alpha: A = <A>1): Tensor {
   return binary(OP_ADD, 0, self, other, is_float_scalar<A>(), <f64>alpha, <i64>alpha);
 }
 /** add_out(result, self, other, alpha = 1): self + alpha * other into result. */
-export function add_out<A = i32>(result: Tensor, self: Tensor, other: Tensor, alpha: A = 1): Tensor {
+export function add_out<A = i32>(result: Tensor, self: Tensor, other: Tensor, alpha: A = <A>1): Tensor {
   return binary(OP_ADD, changetype<usize>(result), self, other, is_float_scalar<A>(), <f64>alpha, <i64>alpha);
 }
 /** add_scalar(self, other, alpha = 1): self + alpha * other for a Scalar other. */
-export function add_scalar<S, A = i32>(self: Tensor, other: S, alpha: A = 1): Tensor {
+export function add_scalar<S, A = i32>(self: Tensor, other: S, alpha: A = <A>1): Tensor {
   return with_scalar(OP_ADD, FORM_SCALAR, 0, self, is_float_scalar<S>(), <f64>other, <i64>other, is_float_scalar<A>(), <f64>alpha, <i64>alpha);
 }
 /** add_scalar_out(result, self, other, alpha = 1): self + alpha * other into result. */
-export function add_scalar_out<S, A = i32>(result: Tensor, self: Tensor, other: S, alpha: A = 1): Tensor {
+export function add_scalar_out<S, A = i32>(result: Tensor, self: Tensor, other: S, alpha: A = <A>1): Tensor {
   return with_scalar(OP_ADD, FORM_SCALAR, changetype<usize>(result), self, is_float_scalar<S>(), <f64>other, <i64>other, is_float_scalar<A>(), <f64>alpha, <i64>alpha);
 }
 /** sub(self, other, alpha = 1): self - alpha * other. */
-export function sub<A = i32>(self: Tensor, other: Tensor, alpha: A = 1): Tensor {
+export function sub<A = i32>(self: Tensor, other: Tensor, alpha: A = <A>1): Tensor {
   return binary(OP_SUB, 0, self, other, is_float_scalar<A>(), <f64>alpha, <i64>alpha);
 }
 /** sub_out(result, self, other, alpha = 1): self - alpha * other into result. */
-export function sub_out<A = i32>(result: Tensor, self: Tensor, other: Tensor, alpha: A = 1): Tensor {
+export function sub_out<A = i32>(result: Tensor, self: Tensor, other: Tensor, alpha: A = <A>1): Tensor {
   return binary(OP_SUB, changetype<usize>(result), self, other, is_float_scalar<A>(), <f64>alpha, <i64>alpha);
 }
 /** sub_scalar(self, other, alpha = 1): self - alpha * other for a Scalar other. */
-export function sub_scalar<S, A = i32>(self: Tensor, other: S, alpha: A = 1): Tensor {
+export function sub_scalar<S, A = i32>(self: Tensor, other: S, alpha: A = <A>1): Tensor {
   return with_scalar(OP_SUB, FORM_SCALAR, 0, self, is_float_scalar<S>(), <f64>other, <i64>other, is_float_scalar<A>(), <f64>alpha, <i64>alpha);
 }
 /** sub_scalar_out(result, self, other, alpha = 1): self - alpha * other into result. */
-export function sub_scalar_out<S, A = i32>(result: Tensor, self: Tensor, other: S, alpha: A = 1): Tensor {
+export function sub_scalar_out<S, A = i32>(result: Tensor, self: Tensor, other: S, alpha: A = <A>1): Tensor {
   return with_scalar(OP_SUB, FORM_SCALAR, changetype<usize>(result), self, is_float_scalar<S>(), <f64>other, <i64>other, is_float_scalar<A>(), <f64>alpha, <i64>alpha);
 }
 

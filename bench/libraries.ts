@@ -6,7 +6,7 @@ import { loadOp, PACKAGE_ROOT, OPS_BUILD_DIR, type OpLibraryName } from "../ops/
 
 const loaded = new Map<string, Library>();
 
-/** custom_op.load once per run (build_directory defaults to build/out); later calls with the same name return the same library. */
+/** custom_op.load once per run (build_directory defaults to OPS_BUILD_DIR, in the per-user cache); later calls with the same name return the same library. */
 export function load(options: LoadOptions): Library {
   let lib = loaded.get(options.name);
   if (!lib) loaded.set(options.name, lib = custom_op.load({ build_directory: OPS_BUILD_DIR, ...options }));

@@ -1,7 +1,10 @@
 // One run of the AssemblyScript compiler over a kernel library's sources,
 // entirely in memory: `import ... from "gpsimd"` resolves to this package's
 // assembly/ folder wherever the sources are, and the stub runtime is
-// replaced by gpsimd's per-core kernel heap (assembly/rt/stub.ts).
+// replaced by gpsimd's per-core kernel heap (assembly/rt/stub.ts). The
+// compiler options live in the package's asconfig.json (targets release,
+// debug, sanitize), the file kernel authors' own asconfig.json extends; only
+// what differs per build (addresses, constants, passes) is given here.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import asc from "assemblyscript/asc";
@@ -9,7 +12,7 @@ import type { Transform } from "assemblyscript/transform";
 import type binaryen from "binaryen";
 import { INITIAL_PAGES } from "../host/library/build-constants.js";
 import { insertStopPolls, atomicWaitMessage } from "./stop-polls.js";
-import { ASSEMBLY_DIR } from "./paths.js";
+import { ASSEMBLY_DIR, ASCONFIG_FILE } from "./paths.js";
 
 
 // Virtual folder asc searches for packages (--path): gpsimd/<file>.ts inside it maps to ASSEMBLY_DIR.
@@ -17,14 +20,17 @@ const VIRTUAL_ROOT = "/__gpsimd__";
 const VIRTUAL_ENTRY = `${VIRTUAL_ROOT}/entry.ts`;
 const ENTRY_SOURCE = `export { __gpsimd_enter, __gpsimd_enter_from, __gpsimd_exit, __gpsimd_layout } from "gpsimd/entry";\n`;
 
+/** The targets of asconfig.json. */
+export type AscTarget = "release" | "debug" | "sanitize";
+
 /** What one compile needs. */
 export interface AscInput {
   /** Absolute paths of the kernel sources. */
   sources: string[];
   /** Where static data starts. */
   memoryBase: number;
-  /** -O level (3 for speed). */
-  optimizeLevel: number;
+  /** The asconfig.json target to compile with (default release). */
+  target?: AscTarget;
   /** Integer constants from -DNAME=VALUE flags. */
   constants: Record<string, string>;
   /** Changes the compiled module before it is optimized (the sanitizer's instrumentation, build/sanitize-pass.ts). */
@@ -45,7 +51,7 @@ export interface AscDiagnostic {
 /** What one compile produced. */
 export interface AscOutput {
   binary: Uint8Array | null;
-  /** Source files the compiler read, outside gpsimd's own kernel library. */
+  /** Files the compiler read (sources, asconfig.json), outside gpsimd's own kernel library. */
   files: string[];
   sourceMap: string | null;
   diagnostics: AscDiagnostic[];
@@ -63,11 +69,9 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
   const files = new Set<string>();
   const args = [
     ...input.sources.map(toRelative), toRelative(VIRTUAL_ENTRY),
+    "--config", toRelative(ASCONFIG_FILE), "--target", input.target ?? "release",
     "--outFile", "out.wasm", "--sourceMap",
-    "--optimizeLevel", String(input.optimizeLevel), "--shrinkLevel", "0",
-    "--runtime", "stub", "--debug",
-    "--importMemory", "--sharedMemory", "--noExportMemory", "--initialMemory", String(INITIAL_PAGES), "--maximumMemory", "65536",
-    "--enable", "simd,threads", "--memoryBase", String(input.memoryBase),
+    "--initialMemory", String(INITIAL_PAGES), "--memoryBase", String(input.memoryBase),
     "--path", VIRTUAL_ROOT, "--baseDir", "/", "--noColors",
     ...Object.entries(input.constants).flatMap(([name, value]) => ["--use", `${name}=${value}`]),
   ];

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { compileOnce, type AscDiagnostic } from "./asc.js";
 import { makeRelocatable } from "./relocate.js";
 import { kernelSignatures, type KernelSignature } from "./signatures.js";
-import { transpileShapeSources, collectShapeFiles } from "./shape-sources.js";
+import { transpileShapeSources, collectShapeFiles, typeCheckShapeSources } from "./shape-sources.js";
 import { BUILD_BASE_A, BUILD_BASE_B } from "../host/library/build-constants.js";
 import { ABI_VERSION } from "../host/device/layout.js";
 import { LIBRARY_FORMAT, type LibraryParts } from "../host/library/library-file.js";
@@ -49,9 +49,11 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
   const shapes = transpileShapeSources(shapeFiles);
   messages.push(...shapes.errors);
   if (messages.length) return { messages };
+  messages.push(...typeCheckShapeSources(shapeFiles));
+  if (messages.length) return { messages };
 
   const input = {
-    sources: req.computeSrcs, optimizeLevel: 3,
+    sources: req.computeSrcs, target: req.sanitize ? "sanitize" as const : "release" as const,
     constants: cflagConstants(req.extraCflags),
     // Before optimizing, so inlined checks keep their source lines; builds A and B get the same checks.
     afterCompile: req.sanitize ? (module: binaryen.Module) => instrumentMemory(module, { isRuntime: isGpsimdRuntime }) : undefined,

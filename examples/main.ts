@@ -43,7 +43,7 @@ function table(rows: string[][]): void {
 console.log(`gpsimd: GpSimd custom operators as WebAssembly — ${os.cpus().length} CPUs, Node ${process.version}\n`);
 
 // ---- build ----
-console.log("Building the shipped operator libraries (cached in build/out when nothing changed):");
+console.log(`Building the shipped operator libraries (cached in ${OPS_BUILD_DIR} when nothing changed):`);
 const libraries = new Map<string, Library>();
 for (const name of Object.keys(OP_LIBRARIES) as OpLibraryName[]) {
   const t0 = performance.now();

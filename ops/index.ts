@@ -1,11 +1,13 @@
 // The operator libraries gpsimd ships: one explicit list. Each entry names
 // its kernel sources (AssemblyScript) and shape sources (TypeScript, the
 // first one calls NEURON_LIBRARY with the entry's name), as custom_op.load
-// takes them. loadOp builds (or reuses) and loads one of them.
+// takes them. loadOp builds (or reuses) and loads one of them. A dependent
+// project imports this module as "gpsimd/ops".
 import path from "node:path";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { custom_op, type Library, type LoadTimeOptions } from "gpsimd";
+import { PACKAGE_ROOT, shippedBuildDir } from "../build/paths.js";
+
+export { PACKAGE_ROOT };
 
 /** One shipped library. */
 export interface OpLibrary {
@@ -44,18 +46,8 @@ export const OP_LIBRARIES = {
 /** Name of a shipped library. */
 export type OpLibraryName = keyof typeof OP_LIBRARIES;
 
-/** The package's root folder (this file runs from ops/ or dist/ops/). */
-export const PACKAGE_ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
-
-function findRoot(from: string): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, "ops", "index.ts")) && existsSync(path.join(dir, "package.json"))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`gpsimd: cannot find ops/ above ${from}`);
-  }
-}
-
-/** Where shipped libraries are built. */
-export const OPS_BUILD_DIR = path.join(PACKAGE_ROOT, "build", "out");
+/** Where shipped libraries are built: a folder of the per-user cache (build/paths.ts), never the installed package. */
+export const OPS_BUILD_DIR = shippedBuildDir();
 
 /** Builds (unless up to date) and loads a shipped library; it then answers as ops.<name>. */
 export function loadOp(name: OpLibraryName, options: LoadTimeOptions = {}): Library {

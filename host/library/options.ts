@@ -35,7 +35,7 @@ export interface LoadOptions extends LoadTimeOptions {
   compute_srcs: string | string[];
   /** TypeScript shape sources that call NEURON_LIBRARY. */
   shape_srcs: string | string[];
-  /** Where lib<name>.wasm is written (default: a folder under the system's temp dir). */
+  /** Where lib<name>.wasm is written (default: <cache>/build/<name>, the per-user cache of build/paths.ts). */
   build_directory?: string;
   /** Every function runs on all cores (default false). */
   multicore?: boolean;
