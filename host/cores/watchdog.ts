@@ -77,7 +77,7 @@ function deviceWords(): Int32Array {
 export function watchHostRun<T>(op: string, ctx: number, timeoutMs: number, fn: (token: number) => T): T {
   hostToken = (hostToken % 0x3FFFFFFF) + 1;
   const stopWord = ctx + CTX_STOP;
-  Atomics.store(deviceWords(), stopWord >> 2, 0);
+  Atomics.store(deviceWords(), stopWord >>> 2, 0); // an address may lie above 2 GiB
   const dog = watchdog();
   dog.arm(SLOT_HOST, hostToken, epochNow() + timeoutMs, [stopWord]);
   try {
