@@ -6,7 +6,9 @@ import {
   GpsimdError, AccessorIndexError, AccessorRankError, ReadOnlyTensorError, TensorRangeError, TcmRangeError, TcmFreeError,
   TcmLeakError, TcmGuardError, StreamAccessorError, CoherenceError, UninitializedTcmError, MulticoreRuleError,
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError, KernelTimeoutError,
+  type ErrorContext,
 } from "./errors.js";
+import { describePlace, functionName, type SourcePlace } from "./source-locator.js";
 import { dtypeInfo, ScalarType } from "../device/dtype.js";
 import { TCM_ARENA_BYTES } from "../device/layout.js";
 
@@ -44,8 +46,21 @@ function dtypeName(t: number): string {
   try { return dtypeInfo(t as ScalarType).name; } catch { return `dtype ${t}`; }
 }
 
-/** The typed error for a violation. */
-export function violationError(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite): GpsimdError {
+/**
+ * The typed error for a violation; `place` is the kernel statement that caused it (the call into the kernel
+ * library), added to the message as " at fn (file:line:column)" and to the details.
+ */
+export function violationError(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite, place: SourcePlace | null = null): GpsimdError {
+  const error = describeViolation(code, slot, a, b, c, site);
+  if (!place?.file) return error;
+  const Class = error.constructor as new (code: string, message: string, context: ErrorContext) => GpsimdError;
+  return new Class(error.code, `${error.message}${describePlace(place)}`, {
+    op: error.op, core: error.core,
+    details: { ...error.details, function: functionName(place), file: place.file, line: place.line, column: place.column },
+  });
+}
+
+function describeViolation(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite): GpsimdError {
   const where = `${site.op} (core ${site.core})`;
   const t = site.tensorName(slot);
   const ctx = (details: Record<string, unknown>) => ({ op: site.op, core: site.core, details: { slot, ...details } });

@@ -11,7 +11,7 @@ import {
   TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS,
 } from "../device/layout.js";
 import { LibraryFormatError } from "../checks/errors.js";
-import type { SourceLocator } from "../checks/source-locator.js";
+import { currentStack, describePlace, type SourceLocator, type SourcePlace } from "../checks/source-locator.js";
 import { TRACE_PRINTF, type TraceWriter } from "../profiling/trace.js";
 import type { KernelSignature } from "../../build/signatures.js";
 
@@ -151,14 +151,20 @@ export class KernelInstance {
       },
       gpsimd: {
         ...extraGpsimd,
-        fail: (code: number, slot: number, a: number, b: number, c: number) => { throw violationError(code, slot, a, b, c, this.currentSite()); },
-        warn: (code: number, slot: number, a: number, b: number, c: number) => { this.warnings.push(violationError(code, slot, a, b, c, this.currentSite()).message); },
+        // The kernel statement that called into the kernel library is on the stack: name it (error paths only).
+        fail: (code: number, slot: number, a: number, b: number, c: number) => { throw violationError(code, slot, a, b, c, this.currentSite(), this.kernelPlace()); },
+        warn: (code: number, slot: number, a: number, b: number, c: number) => { this.warnings.push(violationError(code, slot, a, b, c, this.currentSite(), this.kernelPlace()).message); },
         printf: (fmt: number, args: number, nargs: number) => this.printf(fmt, args, nargs),
         drain_write_log: () => this.drainWriteLog(),
         trace: (kind: number, slot: number, bytes: number, offset: number) => this.tracer?.event(kind, slot, bytes, offset),
       },
       ...extraModules,
     };
+  }
+
+  /** The kernel's own source line that is running now (the caller of the current host import). */
+  private kernelPlace(): SourcePlace | null {
+    return this.locator?.locateKernel(currentStack()) ?? null;
   }
 
   private printf(fmt: number, args: number, nargs: number): void {
@@ -254,8 +260,7 @@ export class KernelInstance {
     if (e instanceof GpsimdError) return e;
     const err = e instanceof Error ? e : new Error(String(e));
     const where = this.locator?.locate(err.stack ?? "") ?? null;
-    // asc names functions by their module path ("work/k/relu/relu_forward"): show the function's own name.
-    const at = where ? ` at ${where.function.replace(/^[^<]*\//, "")}${where.file ? ` (${where.file}:${where.line}:${where.column})` : ""}` : "";
+    const at = where ? describePlace(where) : "";
     const what = err instanceof RangeError && /call stack/.test(err.message) ? "stack overflow (unbounded recursion?)" : err.message;
     const kind = err instanceof WebAssembly.RuntimeError || err instanceof RangeError ? "trap" : "error";
     return new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): ${kind}: ${what}${at}`, { op: site.op, core: site.core, details: { message: err.message, ...(where ?? {}) }, cause: err });
