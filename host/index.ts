@@ -1,6 +1,6 @@
 // gpsimd for the host: tensors in device memory, operator libraries built
 // from AssemblyScript kernels and TypeScript shape functions, and ops.<lib>.<op>.
-export { Tensor, MAX_DIMS, MAX_DIM_SIZE } from "./device/tensor.js";
+export { Tensor, DEVICE_SHAPE_LIMITS } from "./device/tensor.js";
 export { empty, zeros, ones, full, eye, tensor, rand, randn, type DTypeLike, type NestedArray, type RandomOptions } from "./device/factories.js";
 export {
   ScalarType, kFloat, kFloat32, kBFloat16, kHalf, kFloat16, kInt, kInt32, kChar, kInt8, kLong, kInt64, kShort, kInt16, kByte, kUInt8,

@@ -11,6 +11,10 @@ import {
 import { describePlace, functionName, type SourcePlace } from "./source-locator.js";
 import { dtypeInfo, ScalarType } from "../device/dtype.js";
 import { TCM_ARENA_BYTES } from "../device/layout.js";
+import { DEVICE_SHAPE_LIMITS } from "../device/tensor.js";
+
+/** The device's shape limits (DEVICE_SHAPE_LIMITS), as a kernel-made tensor's error states them. */
+const KERNEL_LIMITS_TEXT = `a tensor has at most ${DEVICE_SHAPE_LIMITS.map((l) => `${l.maxDims} dimensions of sizes in [0, ${l.maxSize}]`).join(", or at most ")}`;
 
 /** What the host knows about the launch that reported a violation. */
 export interface ViolationSite {
@@ -114,9 +118,9 @@ function describeViolation(code: number, slot: number, a: number, b: number, c: 
     case K.E_SHAPE: {
       const text = a === 0 ? `shapes differ (${b} vs ${c} elements); tensor operations do not broadcast`
         : a === 1 ? `dtypes differ (${dtypeName(b)} vs ${dtypeName(c)})`
-        : a === 2 ? `${b} dimensions requested; at most ${c}`
+        : a === 2 ? `${b} dimensions requested; ${KERNEL_LIMITS_TEXT}`
         : a === 3 ? `unknown dtype ${b}`
-        : `dimension ${b} has size ${c}; sizes must be in [0, 65535]`;
+        : `dimension ${b} has size ${c}; ${KERNEL_LIMITS_TEXT}`;
       return new KernelShapeError("E_SHAPE", `${where}: ${t}: ${text}`, ctx({ what: a, a: b, b: c }));
     }
     case K.E_TENSOR_OP:
