@@ -1,7 +1,7 @@
 // Shape functions are TypeScript that runs on the host. The build transpiles
 // them to CommonJS and stores the code inside the library file, so a library
 // loads in any process without the sources or a TypeScript toolchain.
-import ts from "typescript";
+import { typescript } from "./typescript.js";
 import path from "node:path";
 import { existsSync, readFileSync, statSync } from "node:fs";
 
@@ -10,6 +10,7 @@ export interface ShapeModule { path: string; code: string; }
 
 /** Transpiles shape sources (absolute paths and their text); reports syntax errors with file and line. */
 export function transpileShapeSources(files: { file: string; text: string }[]): { modules: ShapeModule[]; errors: string[] } {
+  const ts = typescript();
   const root = path.dirname(files[0]?.file ?? ".");
   const errors: string[] = [];
   const modules = files.map(({ file, text }) => {
@@ -31,6 +32,7 @@ const EXTENSIONS = ["", ".ts", ".mts", ".js", "/index.ts"];
 
 /** The shape sources and every file they import by relative path, transitively, with their texts. */
 export function collectShapeFiles(entries: string[]): { file: string; text: string }[] {
+  const ts = typescript();
   const found = new Map<string, string>();
   const visit = (file: string) => {
     if (found.has(file)) return;
