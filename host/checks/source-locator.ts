@@ -51,11 +51,12 @@ export function createSourceLocator(sourceMapJson: string, offsetMap: Uint32Arra
   const module = readModuleInfo(wasm);
 
   /**
-   * The source place of a frame. A frame that called into the library (`caller`) may sit on library code inlined
-   * into a kernel function, or on an instruction without a mapping: the kernel statement that made the call is
-   * then the last mapping of the kernel's own sources before it, in the same function.
+   * The source place of a frame. Binaryen leaves some instructions of a kernel function without a mapping (an
+   * integer division that traps, a call), and code inlined from the library maps to the library's lines: both
+   * belong to the kernel statement of the last mapping of the kernel's own sources before them in the function
+   * (a wasm instruction follows its operands, so that is the expression it computes or the statement that calls).
    */
-  const place = (index: number, offset: number, caller: boolean): SourcePlace => {
+  const place = (index: number, offset: number): SourcePlace => {
     const name = module.names.get(index) ?? `wasm-function[${index}]`;
     const unmapped = { function: name, file: null, line: 0, column: 0 };
     if (!map) return unmapped;
@@ -65,22 +66,25 @@ export function createSourceLocator(sourceMapJson: string, offsetMap: Uint32Arra
     const inBody = (i: number) => i >= 0 && map.segments[i].column >= bodyStart;
     const isKernel = (i: number) => map.segments[i].source >= 0 && !isLibraryFile(map.files[map.segments[i].source]);
     let at = findSegment(map.segments, toOriginalOffset(offsetMap, offset));
-    if (caller && !name.startsWith(LIBRARY_PREFIX)) while (inBody(at) && !isKernel(at)) at--;
+    if (!name.startsWith(LIBRARY_PREFIX)) {
+      let kernel = at;
+      while (inBody(kernel) && !isKernel(kernel)) kernel--;
+      if (inBody(kernel)) at = kernel;
+    }
     if (!inBody(at) || map.segments[at].source < 0) return unmapped;
     const segment = map.segments[at];
     return { function: name, file: map.files[segment.source] ?? null, line: segment.line + 1, column: segment.sourceColumn + 1 };
   };
 
-  const places = (stack: string, caller: boolean): SourcePlace[] =>
-    [...stack.matchAll(WASM_FRAME)].map((frame) => place(Number(frame[1]), parseInt(frame[2], 16), caller));
+  const places = (stack: string): SourcePlace[] =>
+    [...stack.matchAll(WASM_FRAME)].map((frame) => place(Number(frame[1]), parseInt(frame[2], 16)));
   return {
     locate(stack: string): SourcePlace | null {
-      const all = places(stack, false);
+      const all = places(stack);
       return all.find((p) => !isLibrary(p)) ?? all[0] ?? null;
     },
     locateKernel(stack: string): SourcePlace | null {
-      // Every frame here made a call (into the library, or to the host import that captured the stack).
-      return places(stack, true).find((p) => p.file !== null && !isLibrary(p)) ?? null;
+      return places(stack).find((p) => p.file !== null && !isLibrary(p)) ?? null;
     },
   };
 }
