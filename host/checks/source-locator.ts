@@ -9,7 +9,10 @@ export interface SourcePlace { function: string; file: string | null; line: numb
 /** Maps a stack trace of an error thrown in a kernel module to the first frame's source place. */
 export interface SourceLocator {
   locate(stack: string): SourcePlace | null;
-  /** The innermost frame in the kernel's own sources (not ~lib/, not gpsimd's kernel library); null if none. */
+  /**
+   * The innermost frame of a kernel function (not ~lib/, not gpsimd's kernel library), at the kernel statement that
+   * called into the library; without a file when no line of the kernel's own maps there. Null if none.
+   */
   locateKernel(stack: string): SourcePlace | null;
 }
 
@@ -84,7 +87,9 @@ export function createSourceLocator(sourceMapJson: string, offsetMap: Uint32Arra
       return all.find((p) => !isLibrary(p)) ?? all[0] ?? null;
     },
     locateKernel(stack: string): SourcePlace | null {
-      return places(stack).find((p) => p.file !== null && !isLibrary(p)) ?? null;
+      const kernel = places(stack).find((p) => !isLibraryFile(p.function));
+      // Library code inlined before any of the function's own code keeps no kernel line: name the function only.
+      return kernel && kernel.file !== null && isLibrary(kernel) ? { ...kernel, file: null, line: 0, column: 0 } : kernel ?? null;
     },
   };
 }

@@ -52,15 +52,15 @@ function dtypeName(t: number): string {
 
 /**
  * The typed error for a violation; `place` is the kernel statement that caused it (the call into the kernel
- * library), added to the message as " at fn (file:line:column)" and to the details.
+ * library), added to the message as " at fn (file:line:column)" (or " at fn") and to the details.
  */
 export function violationError(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite, place: SourcePlace | null = null): GpsimdError {
   const error = describeViolation(code, slot, a, b, c, site);
-  if (!place?.file) return error;
+  if (!place) return error;
   const Class = error.constructor as new (code: string, message: string, context: ErrorContext) => GpsimdError;
+  const at = place.file ? { file: place.file, line: place.line, column: place.column } : {};
   return new Class(error.code, `${error.message}${describePlace(place)}`, {
-    op: error.op, core: error.core,
-    details: { ...error.details, function: functionName(place), file: place.file, line: place.line, column: place.column },
+    op: error.op, core: error.core, details: { ...error.details, function: functionName(place), ...at },
   });
 }
 
