@@ -11,7 +11,7 @@ import {
   TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS,
 } from "../device/layout.js";
 import { LibraryFormatError } from "../checks/errors.js";
-import { currentStack, describePlace, type SourceLocator, type SourcePlace } from "../checks/source-locator.js";
+import { currentStack, describePlace, functionName, type SourceLocator, type SourcePlace } from "../checks/source-locator.js";
 import { TRACE_PRINTF, type TraceWriter } from "../profiling/trace.js";
 import type { KernelSignature } from "../../build/signatures.js";
 
@@ -141,7 +141,7 @@ export class KernelInstance {
           const at = place ? `${place.function} (${place.file}:${place.line}:${place.column})` : raised;
           throw new KernelAbortError("E_ABORT", `${site.op} (core ${site.core}): abort: ${text}${at ? ` at ${at}` : ""}${place && raisedFile?.startsWith("~lib/") ? `, raised in ${raised}` : ""}`, {
             op: site.op, core: site.core,
-            details: { message: text, function: place?.function, file: place?.file ?? raisedFile, line: place?.line ?? line, column: place?.column ?? column },
+            details: { message: text, function: place ? functionName(place) : undefined, file: place?.file ?? raisedFile, line: place?.line ?? line, column: place?.column ?? column },
           });
         },
         seed: () => 0x5eed,
@@ -263,7 +263,7 @@ export class KernelInstance {
     const at = where ? describePlace(where) : "";
     const what = err instanceof RangeError && /call stack/.test(err.message) ? "stack overflow (unbounded recursion?)" : err.message;
     const kind = err instanceof WebAssembly.RuntimeError || err instanceof RangeError ? "trap" : "error";
-    return new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): ${kind}: ${what}${at}`, { op: site.op, core: site.core, details: { message: err.message, ...(where ?? {}) }, cause: err });
+    return new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): ${kind}: ${what}${at}`, { op: site.op, core: site.core, details: { message: err.message, ...(where ? { ...where, function: functionName(where) } : {}) }, cause: err });
   }
 }
 

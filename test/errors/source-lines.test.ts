@@ -117,7 +117,7 @@ describe("traps keep their source line, inside loops too", () => {
     const e = expectFailureKeepsInputs([x], () => ops[LIB].loop_traps(x, kind, d), KernelTrapError, "E_TRAP", [
       `${LIB}::loop_traps (core 0): trap: divide by zero at loop_traps (${SOURCE}:${lineOf(marker)}:`,
     ]);
-    expect(e.details).toMatchObject({ file: SOURCE, line: lineOf(marker) });
+    expect(e.details).toMatchObject({ function: "loop_traps", file: SOURCE, line: lineOf(marker) });
     if (token) expect(e.details).toMatchObject({ column: columnOf(marker, token) });
   });
 
