@@ -65,7 +65,7 @@ export function flush_access_counters(): void {
 // @ts-ignore: decorator
 @inline function offset_in(desc: usize, d: i32, i: i64): u32 {
   const at = desc + (<usize>d << 2);
-  if (checks_on() && <u64>i >= <u64>load<i32>(at, TD_SIZES)) fail(E_ACCESSOR_INDEX, slot_of(desc), <f64>i, load<i32>(at, TD_SIZES), d);
+  if (checks_on() && <u64>i >= <u64>load<u32>(at, TD_SIZES)) fail(E_ACCESSOR_INDEX, slot_of(desc), <f64>i, load<u32>(at, TD_SIZES), d);
   return <u32>i * load<u32>(at, TD_STRIDES);
 }
 

@@ -9,8 +9,12 @@ import { log_output_write } from "./writelog";
 
 /** Slot of kernel-made tensors in reports. */
 export const KERNEL_TENSOR_SLOT: i32 = -2;
+// The device's shape limits (Neuron SDK 2.18 and later; host/device/tensor.ts DEVICE_SHAPE_LIMITS): at most 8
+// dimensions of at most 65535, or at most 4 dimensions of at most 4294967295.
 const MAX_DIMS: i32 = 8;
 const MAX_DIM_SIZE: i64 = 65535;
+const MAX_DIMS_LARGE: i32 = 4;
+const MAX_DIM_SIZE_LARGE: i64 = 4294967295;
 
 /** A new tensor of the given sizes and dtype; its contents are undefined. */
 export function empty(sizes: StaticArray<i64>, dtype: i32): Tensor {
@@ -18,12 +22,17 @@ export function empty(sizes: StaticArray<i64>, dtype: i32): Tensor {
   const esize = element_size(dtype);
   if (esize == 0) fail(E_SHAPE, KERNEL_TENSOR_SLOT, 3, dtype, 0);
   if (ndim > MAX_DIMS) fail(E_SHAPE, KERNEL_TENSOR_SLOT, 2, ndim, MAX_DIMS);
-  let numel: i64 = 1;
+  const max_size = ndim <= MAX_DIMS_LARGE ? MAX_DIM_SIZE_LARGE : MAX_DIM_SIZE;
+  let count: f64 = 1; // in f64: four sizes up to 2^32 overflow an i64
   for (let i = 0; i < ndim; i++) {
     const s = unchecked(sizes[i]);
-    if (s < 0 || s > MAX_DIM_SIZE) fail(E_SHAPE, KERNEL_TENSOR_SLOT, 4, i, <f64>s);
-    numel *= s;
+    if (s < 0 || s > max_size) fail(E_SHAPE, KERNEL_TENSOR_SLOT, 4, i, <f64>s);
+    count *= <f64>s;
   }
+  // The heap's allocator takes sizes below 1 GiB (BLOCK_MAXSIZE): a larger tensor fails as the heap's "full", with its bytes.
+  // @ts-ignore: the kernel heap's global (assembly/rt/stub.ts)
+  if (count * <f64>esize >= <f64>(1 << 30)) __gpsimd_heap_refuse(count * <f64>esize);
+  const numel = <i64>count;
   const n = load<i32>(CTX, CTX_NUM_TENSORS);
   if (n >= MAX_TENSORS) fail(E_TOO_MANY, KERNEL_TENSOR_SLOT, 2, MAX_TENSORS, 0);
   store<i32>(CTX, n + 1, CTX_NUM_TENSORS);
@@ -37,7 +46,7 @@ export function empty(sizes: StaticArray<i64>, dtype: i32): Tensor {
   store<i32>(desc, KERNEL_TENSOR_SLOT, TD_SLOT);
   let stride: u32 = 1;
   for (let i = ndim - 1; i >= 0; i--) {
-    store<i32>(desc + (<usize>i << 2), <i32>unchecked(sizes[i]), TD_SIZES);
+    store<u32>(desc + (<usize>i << 2), <u32>unchecked(sizes[i]), TD_SIZES);
     store<u32>(desc + (<usize>i << 2), stride, TD_STRIDES);
     stride *= <u32>unchecked(sizes[i]);
   }

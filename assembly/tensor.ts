@@ -20,13 +20,13 @@ export class Tensor {
     const n = this.dim();
     const i = d < 0 ? d + n : d;
     if (<u32>i >= <u32>n) fail(E_ACCESSOR_INDEX, slot_of(changetype<usize>(this)), d, n, -2);
-    return <i64>load<i32>(changetype<usize>(this) + (<usize>i << 2), TD_SIZES);
+    return <i64>load<u32>(changetype<usize>(this) + (<usize>i << 2), TD_SIZES);
   }
   /** All sizes, outermost first (a fresh array on the kernel heap). */
   sizes(): StaticArray<i64> {
     const n = this.dim();
     const out = new StaticArray<i64>(n);
-    for (let i = 0; i < n; i++) unchecked(out[i] = <i64>load<i32>(changetype<usize>(this) + (<usize>i << 2), TD_SIZES));
+    for (let i = 0; i < n; i++) unchecked(out[i] = <i64>load<u32>(changetype<usize>(this) + (<usize>i << 2), TD_SIZES));
     return out;
   }
   /** Stride of dimension d in elements (contiguous, row-major). */

@@ -2,8 +2,9 @@
 // them against gpsimd's host typings (a typo fails the build, not the first
 // call), transpiles them to CommonJS and stores the code inside the library
 // file, so a library loads in any process without the sources or a
-// TypeScript toolchain.
-import ts from "typescript";
+// TypeScript toolchain (loaded on first use: build/typescript.ts).
+import type ts from "typescript";
+import { typescript } from "./typescript.js";
 import path from "node:path";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { HOST_TYPINGS } from "./paths.js";
@@ -13,6 +14,7 @@ export interface ShapeModule { path: string; code: string; }
 
 /** Transpiles shape sources (absolute paths and their text); reports syntax errors with file and line. */
 export function transpileShapeSources(files: { file: string; text: string }[]): { modules: ShapeModule[]; errors: string[] } {
+  const ts = typescript();
   const root = path.dirname(files[0]?.file ?? ".");
   const errors: string[] = [];
   const modules = files.map(({ file, text }) => {
@@ -34,6 +36,7 @@ const EXTENSIONS = ["", ".ts", ".mts", ".js", "/index.ts"];
 
 /** The shape sources and every file they import by relative path, transitively, with their texts. */
 export function collectShapeFiles(entries: string[]): { file: string; text: string }[] {
+  const ts = typescript();
   const found = new Map<string, string>();
   const visit = (file: string) => {
     if (found.has(file)) return;
@@ -56,11 +59,14 @@ export function collectShapeFiles(entries: string[]): { file: string; text: stri
  * wrong names and types, not a style. Installed @types (e.g. @types/node) are loaded only for
  * sources that use Node (parsing them costs about a second per process).
  */
-const CHECK_OPTIONS: ts.CompilerOptions = {
-  target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler,
-  lib: ["lib.es2022.d.ts"], noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true, esModuleInterop: true,
-  paths: existsSync(HOST_TYPINGS) ? { gpsimd: [HOST_TYPINGS] } : undefined,
-};
+function checkOptions(): ts.CompilerOptions {
+  const ts = typescript();
+  return {
+    target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ["lib.es2022.d.ts"], noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true, esModuleInterop: true,
+    paths: existsSync(HOST_TYPINGS) ? { gpsimd: [HOST_TYPINGS] } : undefined,
+  };
+}
 
 /** Shape sources that import a Node module or use process/Buffer get the installed @types, as in any project. */
 const USES_NODE = /["']node:|\brequire\(|\bprocess\.|\bBuffer\b/;
@@ -71,10 +77,12 @@ const GLOBALS = "declare var console: { log(...data: unknown[]): void; info(...d
 
 /** Parsed files that do not change while this process runs (TypeScript's lib, gpsimd's typings, installed packages): parsed once. */
 const stable = new Map<string, ts.SourceFile>();
-const STABLE_DIRS = [path.dirname(ts.getDefaultLibFilePath(CHECK_OPTIONS)), path.dirname(path.dirname(HOST_TYPINGS))];
 
 /** Type-checks shape sources (absolute paths and the texts the build uses); errors come back as file:line:column: message. */
 export function typeCheckShapeSources(files: { file: string; text: string }[]): string[] {
+  const ts = typescript();
+  const CHECK_OPTIONS = checkOptions();
+  const STABLE_DIRS = [path.dirname(ts.getDefaultLibFilePath(CHECK_OPTIONS)), path.dirname(path.dirname(HOST_TYPINGS))];
   const texts = new Map(files.map(({ file, text }) => [path.resolve(file), text]));
   texts.set(GLOBALS_FILE, GLOBALS);
   const host = ts.createCompilerHost(CHECK_OPTIONS);

@@ -2,7 +2,7 @@
 // of each parameter, so the host can check calls before entering WebAssembly
 // and name arguments in errors. Uses TypeScript's parser (AssemblyScript
 // syntax is TypeScript syntax); nothing is type-checked here.
-import ts from "typescript";
+import { typescript } from "./typescript.js";
 
 /** Kinds of kernel parameters, as in the C++ API: tensors, double, int64_t (and the narrower scalars). */
 export type ParamKind = "tensor" | "f64" | "f32" | "i64" | "i32" | "bool";
@@ -29,6 +29,7 @@ export interface SignatureProblem { file: string; line: number; message: string;
 
 /** The exported functions of one source file. */
 export function kernelSignatures(file: string, text: string): { kernels: KernelSignature[]; problems: SignatureProblem[] } {
+  const ts = typescript();
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const kernels: KernelSignature[] = [];
   const problems: SignatureProblem[] = [];

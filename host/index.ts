@@ -1,6 +1,6 @@
 // gpsimd for the host: tensors in device memory, operator libraries built
 // from AssemblyScript kernels and TypeScript shape functions, and ops.<lib>.<op>.
-export { Tensor, MAX_DIMS, MAX_DIM_SIZE } from "./device/tensor.js";
+export { Tensor, DEVICE_SHAPE_LIMITS } from "./device/tensor.js";
 export { loadNpy, saveNpy, fromNpy, toNpy, type LoadNpyOptions } from "./device/npy.js";
 export { empty, zeros, ones, full, eye, tensor, rand, randn, type DTypeLike, type NestedArray, type RandomOptions } from "./device/factories.js";
 export {

@@ -3,6 +3,7 @@
 // runaway kernels stopped by the timeout, dead threads replaced.
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import path from "node:path";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   custom_op, ops, randn, shutdown, setOutput, type Library, type LoadTimeOptions,
@@ -79,6 +80,8 @@ describe("multicore rules", () => {
     const e = catchError(() => ops.mc_fixtures.uses_accessor(randn([16])));
     expect(e).toBeInstanceOf(MulticoreRuleError);
     expect(e.message).toMatch(/^mc_fixtures::uses_accessor \(core 0\): element-wise accessor on argument 0 't_in' \(float32\[16\]\) in a multicore kernel; only TCM accessors are allowed/);
+    // the kernel function (Binaryen inlines the opening into its first statement, where none of its own lines map)
+    expect(e.message.split("\n")[0]).toMatch(/ at uses_accessor( \(.*\))?$/);
   });
 
   it("rejects stream accessors", () => {
@@ -93,6 +96,11 @@ describe("multicore rules", () => {
     const e = catchError(() => ops.mc_fixtures.writes_input(x));
     expect(e).toBeInstanceOf(ReadOnlyTensorError);
     expect(e.message).toMatch(/\(core 2\).*argument 0 't_in'.*read-only/);
+    // the kernel statement, found on a worker thread's stack
+    const kernels = path.join(fixtures, "kernels.ts");
+    const line = readFileSync(kernels, "utf8").split("\n").findIndex((l) => l.includes("t_in.tcm_accessor().tcm_to_tensor<f32>(buf, 0, 1);")) + 1;
+    expect(e.message).toContain(` at writes_input (${kernels}:${line}:`);
+    expect((e as ReadOnlyTensorError).details).toMatchObject({ file: kernels, line });
     expect(x.data()).toEqual(before);
   });
 

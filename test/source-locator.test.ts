@@ -215,12 +215,13 @@ describe("createSourceLocator on a hand-made module", () => {
     version: 3,
     sources: ["~lib/x.ts", "dir/k.ts"],
     names: [],
-    mappings: mappings([[f!, 0, 40, 7], [f! + 1, 0, 3, 2], [g! + SHIFT, 1, 9, 4], [g! + SHIFT + 2]]),
+    // g: its own line, then library code inlined into it (~lib/x.ts:21), then an unmapped instruction
+    mappings: mappings([[f!, 0, 40, 7], [f! + 1, 0, 3, 2], [g! + SHIFT, 1, 9, 4], [g! + SHIFT + 1, 0, 20, 0], [g! + SHIFT + 2]]),
   });
   const locator = createSourceLocator(sourceMap, offsetMap, wasm);
   const frame = (index: number, offset: number) => `    at fn (wasm://wasm/1234abcd:wasm-function[${index}]:0x${offset.toString(16)})`;
 
-  it("maps the innermost frame through the offset map and the source map", () => {
+  it("maps the innermost frame through the offset map and the source map; inlined library code to the kernel's line", () => {
     expect(locator.locate(`RuntimeError: unreachable\n${frame(1, g! + 1)}\n    at file:///x.js:1:1`)).toEqual({
       function: "k/g", file: "/dir/k.ts", line: 10, column: 5,
     });
@@ -240,9 +241,9 @@ describe("createSourceLocator on a hand-made module", () => {
     expect(locator.locate(frame(0, f! + 1))).toMatchObject({ function: "~lib/x/f", file: "~lib/x.ts", line: 4 });
   });
 
-  it("reports unmapped instructions without a file, never another function's mapping", () => {
-    // after the unmapped segment in g
-    expect(locator.locate(frame(1, g! + 2))).toEqual({ function: "k/g", file: null, line: 0, column: 0 });
+  it("gives an unmapped instruction the function's last mapping before it, never another function's", () => {
+    // after the unmapped segment in g: an operator follows its operands, mapped just before it
+    expect(locator.locate(frame(1, g! + 2))).toEqual({ function: "k/g", file: "/dir/k.ts", line: 10, column: 5 });
     // g's locals come before its first segment; the last segment before them is f's
     expect(locator.locate(frame(1, g! - 1))).toEqual({ function: "k/g", file: null, line: 0, column: 0 });
     // a function without a name

@@ -524,11 +524,16 @@ describe("operations chained in a kernel", () => {
 // Shape and dtype rules
 // ---------------------------------------------------------------------------------------------------------
 
-function expectError(fn: () => unknown, cls: abstract new (...args: never[]) => GpsimdError, message: string): void {
+/** Asserts the error's class and message; a kernel's error ends with its statement (" at fn (kernels.ts:line:column)"). */
+function expectError(fn: () => unknown, cls: abstract new (...args: never[]) => GpsimdError, message: string, inKernel = true): void {
   let err: unknown = null;
   try { fn(); } catch (e) { err = e; }
   expect(err).toBeInstanceOf(cls);
-  expect((err as Error).message).toBe(message);
+  const text = (err as Error).message;
+  if (!inKernel) return expect(text).toBe(message);
+  expect(text.slice(0, message.length)).toBe(message);
+  const kernels = path.join(here, "fixtures", "tensor-ops", "kernels.ts");
+  expect(text.slice(message.length)).toMatch(new RegExp(`^ at [\\w<>]+ \\(${kernels.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+:\\d+\\)$`));
 }
 
 describe("shape and dtype rules", () => {
@@ -578,7 +583,7 @@ describe("shape and dtype rules", () => {
 
   it("plain forms make the result's dtype (the shape function must declare it)", () => {
     expectError(() => fx().unary(i32(4), U.exp, false, CODE.int32), ShapeFunctionError,
-      "tensor_ops_fixtures::unary: the kernel returned float32 with 4 elements, but the shape function declared int32[4]; make them agree (or write into get_dst_tensor())");
+      "tensor_ops_fixtures::unary: the kernel returned float32 with 4 elements, but the shape function declared int32[4]; make them agree (or write into get_dst_tensor())", false);
   });
 
   it("bitwise operations take integral tensors only", () => {

@@ -49,6 +49,14 @@ export function __gpsimd_heap_take_top(bytes: usize): usize {
 @unsafe @global
 export function __gpsimd_heap_peak(): usize { return heapPeak; }
 
+/** Fails as a full heap for a request of `bytes` (a size __alloc cannot take: 1 GiB or more). */
+// @ts-ignore: decorator
+@global
+export function __gpsimd_heap_refuse(bytes: f64): void {
+  host_fail(E_HEAP_EXHAUSTED, -3, bytes, <f64>(heapEnd - offset), <f64>(heapEnd - heapStart));
+  unreachable();
+}
+
 function bump(newOffset: usize): void {
   if (newOffset > heapEnd) {
     host_fail(E_HEAP_EXHAUSTED, -3, <f64>(newOffset - offset), <f64>(heapEnd - offset), <f64>(heapEnd - heapStart));

@@ -103,7 +103,7 @@ export class KernelTamperError extends GpsimdError {}
 export class ArgumentError extends GpsimdError {}
 /** A shape function threw, read tensor data, or returned something other than a tensor. */
 export class ShapeFunctionError extends GpsimdError {}
-/** A tensor outside the device limits (8 dimensions, 65535 per dimension) or a bad shape. */
+/** A tensor outside the device limits (8 dimensions of at most 65535, or 4 of at most 4294967295) or a bad shape. */
 export class TensorShapeError extends GpsimdError {}
 /** A value its dtype cannot hold: NaN or ±Infinity for an integer dtype. */
 export class TensorValueError extends GpsimdError {}

@@ -9,6 +9,35 @@ export interface SourcePlace { function: string; file: string | null; line: numb
 /** Maps a stack trace of an error thrown in a kernel module to the first frame's source place. */
 export interface SourceLocator {
   locate(stack: string): SourcePlace | null;
+  /**
+   * The innermost frame of a kernel function (not ~lib/, not gpsimd's kernel library), at the kernel statement that
+   * called into the library; without a file when no line of the kernel's own maps there. Null if none.
+   */
+  locateKernel(stack: string): SourcePlace | null;
+}
+
+/**
+ * The stack of the calling host import, deep enough to reach the kernel's frame under the kernel library's
+ * (V8 keeps 10 frames by default). Costs a stack walk: call it on error paths only.
+ */
+export function currentStack(): string {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 64;
+  try {
+    return new Error().stack ?? "";
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/** The function's own name: asc names functions by their module path ("work/k/relu/relu_forward"). */
+export function functionName(place: SourcePlace): string {
+  return place.function.replace(/^[^<]*\//, "");
+}
+
+/** " at fn (file:line:column)", or " at fn" for a place without a file. */
+export function describePlace(place: SourcePlace): string {
+  return ` at ${functionName(place)}${place.file ? ` (${place.file}:${place.line}:${place.column})` : ""}`;
 }
 
 /**
@@ -17,33 +46,50 @@ export interface SourceLocator {
  *
  * `locate` reports the innermost wasm frame of the stack, unless it lies in the standard library (`~lib/`, which
  * includes gpsimd's own AssemblyScript library): then the first outer frame in the kernel's sources, if any. A frame
- * whose offset has no source mapping comes back with `file: null` and line and column 0.
+ * whose offset has no source mapping comes back with `file: null` and line and column 0. `locateKernel` reports the
+ * kernel statement that called into the library, for errors raised by the library's host imports.
  */
 export function createSourceLocator(sourceMapJson: string, offsetMap: Uint32Array, wasm: Uint8Array): SourceLocator {
   const map = parseSourceMap(sourceMapJson);
   const module = readModuleInfo(wasm);
 
+  /**
+   * The source place of a frame. Binaryen leaves some instructions of a kernel function without a mapping (an
+   * integer division that traps, a call), and code inlined from the library maps to the library's lines: both
+   * belong to the kernel statement of the last mapping of the kernel's own sources before them in the function
+   * (a wasm instruction follows its operands, so that is the expression it computes or the statement that calls).
+   */
   const place = (index: number, offset: number): SourcePlace => {
     const name = module.names.get(index) ?? `wasm-function[${index}]`;
-    const original = toOriginalOffset(offsetMap, offset);
-    const segment = map ? findSegment(map.segments, original) : null;
+    const unmapped = { function: name, file: null, line: 0, column: 0 };
+    if (!map) return unmapped;
     // A segment before the function's body belongs to another function: this instruction has no mapping.
     const body = module.bodyStarts[index - module.importedFunctions];
     const bodyStart = body === undefined ? 0 : toOriginalOffset(offsetMap, body);
-    if (!map || !segment || segment.source < 0 || segment.column < bodyStart) {
-      return { function: name, file: null, line: 0, column: 0 };
+    const inBody = (i: number) => i >= 0 && map.segments[i].column >= bodyStart;
+    const isKernel = (i: number) => map.segments[i].source >= 0 && !isLibraryFile(map.files[map.segments[i].source]);
+    let at = findSegment(map.segments, toOriginalOffset(offsetMap, offset));
+    if (!name.startsWith(LIBRARY_PREFIX)) {
+      let kernel = at;
+      while (inBody(kernel) && !isKernel(kernel)) kernel--;
+      if (inBody(kernel)) at = kernel;
     }
+    if (!inBody(at) || map.segments[at].source < 0) return unmapped;
+    const segment = map.segments[at];
     return { function: name, file: map.files[segment.source] ?? null, line: segment.line + 1, column: segment.sourceColumn + 1 };
   };
 
+  const places = (stack: string): SourcePlace[] =>
+    [...stack.matchAll(WASM_FRAME)].map((frame) => place(Number(frame[1]), parseInt(frame[2], 16)));
   return {
     locate(stack: string): SourcePlace | null {
-      const places: SourcePlace[] = [];
-      for (const frame of stack.matchAll(WASM_FRAME)) {
-        places.push(place(Number(frame[1]), parseInt(frame[2], 16)));
-      }
-      if (places.length === 0) return null;
-      return places.find((p) => !isLibrary(p)) ?? places[0];
+      const all = places(stack);
+      return all.find((p) => !isLibrary(p)) ?? all[0] ?? null;
+    },
+    locateKernel(stack: string): SourcePlace | null {
+      const kernel = places(stack).find((p) => !isLibraryFile(p.function));
+      // Library code inlined before any of the function's own code keeps no kernel line: name the function only.
+      return kernel && kernel.file !== null && isLibrary(kernel) ? { ...kernel, file: null, line: 0, column: 0 } : kernel ?? null;
     },
   };
 }
@@ -55,7 +101,12 @@ const LIBRARY_PREFIX = "~lib/";
 
 /** Whether a place is in the standard library (by its file, or by its function's name when unmapped). */
 function isLibrary(place: SourcePlace): boolean {
-  return (place.file ?? place.function).startsWith(LIBRARY_PREFIX);
+  return isLibraryFile(place.file ?? place.function);
+}
+
+/** Whether a source file is AssemblyScript's or gpsimd's own library (asc names both ~lib/...). */
+function isLibraryFile(file: string | undefined): boolean {
+  return file === undefined || file.startsWith(LIBRARY_PREFIX);
 }
 
 /** One mapping of generated line 1: wasm byte `column` of build A comes from `sources[source]` (-1: unmapped). */
@@ -138,15 +189,15 @@ function decodeVlq(text: string): number[] | null {
   return shift === 0 ? values : null;
 }
 
-/** The segment with the greatest column <= offset (the last of several at that column). */
-function findSegment(segments: Segment[], offset: number): Segment | null {
+/** Index of the segment with the greatest column <= offset (the last of several at that column); -1 if none. */
+function findSegment(segments: Segment[], offset: number): number {
   let [lo, hi] = [0, segments.length]; // first segment with column > offset
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (segments[mid].column <= offset) lo = mid + 1;
     else hi = mid;
   }
-  return lo === 0 ? null : segments[lo - 1];
+  return lo - 1;
 }
 
 /** What the locator needs of the final module: function names, imported function count, body starts. */

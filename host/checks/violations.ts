@@ -6,9 +6,15 @@ import {
   GpsimdError, AccessorIndexError, AccessorRankError, ReadOnlyTensorError, TensorRangeError, TcmRangeError, TcmFreeError,
   TcmLeakError, TcmGuardError, StreamAccessorError, CoherenceError, UninitializedTcmError, MulticoreRuleError,
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError, KernelTimeoutError,
+  type ErrorContext,
 } from "./errors.js";
+import { describePlace, functionName, type SourcePlace } from "./source-locator.js";
 import { dtypeInfo, ScalarType } from "../device/dtype.js";
 import { TCM_ARENA_BYTES } from "../device/layout.js";
+import { DEVICE_SHAPE_LIMITS } from "../device/tensor.js";
+
+/** The device's shape limits (DEVICE_SHAPE_LIMITS), as a kernel-made tensor's error states them. */
+const KERNEL_LIMITS_TEXT = `a tensor has at most ${DEVICE_SHAPE_LIMITS.map((l) => `${l.maxDims} dimensions of sizes in [0, ${l.maxSize}]`).join(", or at most ")}`;
 
 /** What the host knows about the launch that reported a violation. */
 export interface ViolationSite {
@@ -44,8 +50,21 @@ function dtypeName(t: number): string {
   try { return dtypeInfo(t as ScalarType).name; } catch { return `dtype ${t}`; }
 }
 
-/** The typed error for a violation. */
-export function violationError(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite): GpsimdError {
+/**
+ * The typed error for a violation; `place` is the kernel statement that caused it (the call into the kernel
+ * library), added to the message as " at fn (file:line:column)" (or " at fn") and to the details.
+ */
+export function violationError(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite, place: SourcePlace | null = null): GpsimdError {
+  const error = describeViolation(code, slot, a, b, c, site);
+  if (!place) return error;
+  const Class = error.constructor as new (code: string, message: string, context: ErrorContext) => GpsimdError;
+  const at = place.file ? { file: place.file, line: place.line, column: place.column } : {};
+  return new Class(error.code, `${error.message}${describePlace(place)}`, {
+    op: error.op, core: error.core, details: { ...error.details, function: functionName(place), ...at },
+  });
+}
+
+function describeViolation(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite): GpsimdError {
   const where = `${site.op} (core ${site.core})`;
   const t = site.tensorName(slot);
   const ctx = (details: Record<string, unknown>) => ({ op: site.op, core: site.core, details: { slot, ...details } });
@@ -99,9 +118,9 @@ export function violationError(code: number, slot: number, a: number, b: number,
     case K.E_SHAPE: {
       const text = a === 0 ? `shapes differ (${b} vs ${c} elements); tensor operations do not broadcast`
         : a === 1 ? `dtypes differ (${dtypeName(b)} vs ${dtypeName(c)})`
-        : a === 2 ? `${b} dimensions requested; at most ${c}`
+        : a === 2 ? `${b} dimensions requested; ${KERNEL_LIMITS_TEXT}`
         : a === 3 ? `unknown dtype ${b}`
-        : `dimension ${b} has size ${c}; sizes must be in [0, 65535]`;
+        : `dimension ${b} has size ${c}; ${KERNEL_LIMITS_TEXT}`;
       return new KernelShapeError("E_SHAPE", `${where}: ${t}: ${text}`, ctx({ what: a, a: b, b: c }));
     }
     case K.E_TENSOR_OP:

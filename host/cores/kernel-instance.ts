@@ -14,7 +14,7 @@ import { regionAt } from "../device/core-regions.js";
 import { E_STOPPED } from "../checks/error-codes.js";
 import { SET_STOP_WORD_EXPORT, STOP_IMPORT } from "../../build/stop-poll-names.js";
 import { LibraryFormatError } from "../checks/errors.js";
-import type { SourceLocator } from "../checks/source-locator.js";
+import { currentStack, describePlace, functionName, type SourceLocator, type SourcePlace } from "../checks/source-locator.js";
 import { TRACE_PRINTF, type TraceWriter } from "../profiling/trace.js";
 import type { KernelSignature } from "../../build/signatures.js";
 
@@ -171,7 +171,7 @@ export class KernelInstance {
           const at = place ? `${place.function} (${place.file}:${place.line}:${place.column})` : raised;
           throw new KernelAbortError("E_ABORT", `${site.op} (core ${site.core}): abort: ${text}${at ? ` at ${at}` : ""}${place && raisedFile?.startsWith("~lib/") ? `, raised in ${raised}` : ""}`, {
             op: site.op, core: site.core,
-            details: { message: text, function: place?.function, file: place?.file ?? raisedFile, line: place?.line ?? line, column: place?.column ?? column },
+            details: { message: text, function: place ? functionName(place) : undefined, file: place?.file ?? raisedFile, line: place?.line ?? line, column: place?.column ?? column },
           });
         },
         seed: () => 0x5eed,
@@ -181,8 +181,9 @@ export class KernelInstance {
       },
       gpsimd: {
         ...extraGpsimd,
-        fail: (code: number, slot: number, a: number, b: number, c: number) => { throw violationError(code, slot, a, b, c, this.currentSite()); },
-        warn: (code: number, slot: number, a: number, b: number, c: number) => { this.warnings.push(violationError(code, slot, a, b, c, this.currentSite()).message); },
+        // The kernel statement that called into the kernel library is on the stack: name it (error paths only).
+        fail: (code: number, slot: number, a: number, b: number, c: number) => { throw violationError(code, slot, a, b, c, this.currentSite(), this.kernelPlace()); },
+        warn: (code: number, slot: number, a: number, b: number, c: number) => { this.warnings.push(violationError(code, slot, a, b, c, this.currentSite(), this.kernelPlace()).message); },
         printf: (fmt: number, args: number, nargs: number) => this.printf(fmt, args, nargs),
         drain_write_log: () => this.drainWriteLog(),
         trace: (kind: number, slot: number, bytes: number, offset: number) => this.tracer?.event(kind, slot, bytes, offset),
@@ -190,6 +191,11 @@ export class KernelInstance {
       },
       ...extraModules,
     };
+  }
+
+  /** The kernel's own source line that is running now (the caller of the current host import). */
+  private kernelPlace(): SourcePlace | null {
+    return this.locator?.locateKernel(currentStack()) ?? null;
   }
 
   private printf(fmt: number, args: number, nargs: number): void {
@@ -314,11 +320,10 @@ export class KernelInstance {
     if (e instanceof GpsimdError) return e;
     const err = e instanceof Error ? e : new Error(String(e));
     const where = this.locator?.locate(err.stack ?? "") ?? null;
-    // asc names functions by their module path ("work/k/relu/relu_forward"): show the function's own name.
-    const at = where ? ` at ${where.function.replace(/^[^<]*\//, "")}${where.file ? ` (${where.file}:${where.line}:${where.column})` : ""}` : "";
+    const at = where ? describePlace(where) : "";
     const what = err instanceof RangeError && /call stack/.test(err.message) ? "stack overflow (unbounded recursion?)" : err.message;
     const kind = err instanceof WebAssembly.RuntimeError || err instanceof RangeError ? "trap" : "error";
-    return new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): ${kind}: ${what}${at}`, { op: site.op, core: site.core, details: { message: err.message, ...(where ?? {}) }, cause: err });
+    return new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): ${kind}: ${what}${at}`, { op: site.op, core: site.core, details: { message: err.message, ...(where ? { ...where, function: functionName(where) } : {}) }, cause: err });
   }
 }
 

@@ -7,9 +7,16 @@ import { hbm } from "./hbm.js";
 import { tensorRepr } from "./tensor-repr.js";
 import { TensorShapeError, DisposedTensorError, ShapeFunctionError } from "../checks/errors.js";
 
-/** Device limits on tensors passed to or returned from an operator. */
-export const MAX_DIMS = 8;
-export const MAX_DIM_SIZE = 65535;
+/**
+ * The device's limits on tensors passed to or returned from an operator (Neuron SDK 2.18 and later): a tensor fits
+ * if it keeps either rule, at most 8 dimensions of at most 65535 each, or at most 4 dimensions of at most 4294967295.
+ */
+export const DEVICE_SHAPE_LIMITS: readonly { readonly maxDims: number; readonly maxSize: number }[] = [
+  { maxDims: 8, maxSize: 65535 },
+  { maxDims: 4, maxSize: 4294967295 },
+];
+
+const LIMITS_TEXT = `tensors passed to or returned from an operator have at most ${DEVICE_SHAPE_LIMITS.map((l) => `${l.maxDims} dimensions of at most ${l.maxSize}`).join(", or at most ")} (Neuron SDK 2.18 and later)`;
 
 /**
  * A tensor's device memory. `pins` counts the calls in flight that use it: dispose() while one runs
@@ -37,22 +44,24 @@ export function checkSizes(sizes: readonly number[], what = "tensor"): number[] 
   return [...sizes];
 }
 
-/** Checks a tensor passed to or returned from an operator against the device limits: 8 dimensions, 65535 per dimension. */
+/** Checks a tensor passed to or returned from an operator against the device limits (DEVICE_SHAPE_LIMITS). */
 export function checkDeviceLimits(t: Tensor, what: string, op?: string): void {
-  const sizes = t.sizes();
-  if (sizes.length > MAX_DIMS) {
-    throw new TensorShapeError("E_TOO_MANY_DIMS", `${what} ${t.describe()} has ${sizes.length} dimensions; tensors passed to or returned from an operator have at most ${MAX_DIMS}`, { op, details: { sizes } });
-  }
-  const i = sizes.findIndex((s) => s > MAX_DIM_SIZE);
-  if (i >= 0) {
-    throw new TensorShapeError("E_DIM_TOO_LARGE", `${what} ${t.describe()}: dimension ${i} has size ${sizes[i]}; tensors passed to or returned from an operator have at most ${MAX_DIM_SIZE} per dimension (reshape it, e.g. to [${factorHint(sizes[i])}])`, { op, details: { sizes, dim: i } });
-  }
+  checkShapeLimits(t.sizes(), `${what} ${t.describe()}`, op);
 }
 
-/** Two factors of n that both fit the limit, for the error's hint (or n itself). */
-function factorHint(n: number): string {
-  for (let a = Math.ceil(n / MAX_DIM_SIZE); a <= Math.sqrt(n); a++) if (n % a === 0) return `${a}, ${n / a}`;
-  return `${n} does not factor within the limit`;
+/** Checks sizes against the device limits (DEVICE_SHAPE_LIMITS); `what` names the tensor in the error. */
+export function checkShapeLimits(sizes: readonly number[], what: string, op?: string): void {
+  const fits = (l: { maxDims: number; maxSize: number }) => sizes.length <= l.maxDims && sizes.every((s) => s <= l.maxSize);
+  if (DEVICE_SHAPE_LIMITS.some(fits)) return;
+  const maxDims = Math.max(...DEVICE_SHAPE_LIMITS.map((l) => l.maxDims));
+  if (sizes.length > maxDims) {
+    throw new TensorShapeError("E_TOO_MANY_DIMS", `${what} has ${sizes.length} dimensions; ${LIMITS_TEXT}`, { op, details: { sizes } });
+  }
+  // The largest size decides which rule the tensor would need.
+  const dim = sizes.indexOf(Math.max(...sizes));
+  const rule = DEVICE_SHAPE_LIMITS.find((l) => sizes[dim] <= l.maxSize);
+  const hint = rule ? ` (a size of ${sizes[dim]} needs at most ${rule.maxDims} dimensions; this tensor has ${sizes.length})` : "";
+  throw new TensorShapeError("E_DIM_TOO_LARGE", `${what}: dimension ${dim} has size ${sizes[dim]}; ${LIMITS_TEXT}${hint}`, { op, details: { sizes, dim } });
 }
 
 /** A tensor in device memory. */

@@ -23,7 +23,8 @@ import { inputsHash, readSources } from "../../build/hash.js";
 import { ASSEMBLY_DIR, defaultBuildDir } from "../../build/paths.js";
 import { ABI_VERSION } from "../device/layout.js";
 import { hbm } from "../device/hbm.js";
-import type { ShapeModule } from "../../build/shape-sources.js";
+import { collectShapeFiles, transpileShapeSources, type ShapeModule } from "../../build/shape-sources.js";
+import { kernelSignatures } from "../../build/signatures.js";
 
 /** Loaded libraries by namespace (NEURON_LIBRARY name). */
 const loaded = new Map<string, Library>();
@@ -78,6 +79,7 @@ function load(options: LoadOptions): Library {
   if (parts) {
     log(`${file} is up to date`);
   } else {
+    checkRegistrationBeforeBuild(options.name, file, computeSrcs, shapeSrcs);
     const stackSize = Number(cflagConstants(options.extra_cflags ?? []).STACK_SIZE ?? 0);
     log(`building ${file} from ${computeSrcs.length + shapeSrcs.length} source${computeSrcs.length + shapeSrcs.length === 1 ? "" : "s"}`);
     const progress = options.verbose ? buildProgress(options.name) : undefined;
@@ -141,11 +143,13 @@ function evaluateShapes(modules: ShapeModule[], origin: string): void {
   for (const m of modules) run(m);
 }
 
-function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions): Library {
-  const manifest = parts.manifest;
-  const where = `lib${manifest.name} (${file})`;
-  const kernels = manifest.kernels.map((k) => k.name);
-  const found: LibraryDefinitions[] = collectDefinitions(where, kernels, () => evaluateShapes(manifest.shapeModules, manifest.shapeSrcs[0] ?? file));
+/**
+ * What the shape sources register, checked against the library-level rules (one NEURON_LIBRARY, at most 10 m.def,
+ * distinct operator names, exported kernels, a name neither reserved nor already loaded); throws a RegistryError.
+ */
+function registeredDefinitions(name: string, file: string, kernels: readonly string[], modules: ShapeModule[], origin: string): LibraryDefinitions {
+  const where = `lib${name} (${file})`;
+  const found: LibraryDefinitions[] = collectDefinitions(where, kernels, () => evaluateShapes(modules, origin));
   if (found.length === 0) throw new RegistryError("E_NO_LIBRARY_DECLARED", `${where}: the shape sources never call NEURON_LIBRARY(lib_name, (m) => m.def(...))`);
   if (found.length > 1) throw new RegistryError("E_TWO_LIBRARIES", `${where}: the shape sources declare ${found.length} libraries (${found.map((f) => f.lib).join(", ")}); one library per file`);
   const defs = found[0];
@@ -153,6 +157,29 @@ function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions
   if (existing) {
     throw new RegistryError("E_DUPLICATE_LIBRARY", `library ${defs.lib} is already registered by lib${existing.manifest.name} (${existing.path}); ${where} registers it again. Unload the first (library.unload()) or use another NEURON_LIBRARY name`, { details: { first: existing.path, second: file } });
   }
+  return defs;
+}
+
+/**
+ * Runs the shape sources' registration before the kernels compile (seconds), so a library-level mistake is reported
+ * at once. Sources whose kernel signatures or shape code do not parse are left to the build, which names the place.
+ */
+function checkRegistrationBeforeBuild(name: string, file: string, computeSrcs: string[], shapeSrcs: string[]): void {
+  const kernels: string[] = [];
+  for (const src of computeSrcs) {
+    const { kernels: found, problems } = kernelSignatures(src, readFileSync(src, "utf8"));
+    if (problems.length) return;
+    kernels.push(...found.map((k) => k.name));
+  }
+  const shapes = transpileShapeSources(collectShapeFiles(shapeSrcs));
+  if (shapes.errors.length) return;
+  registeredDefinitions(name, file, kernels, shapes.modules, shapeSrcs[0] ?? file);
+}
+
+function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions): Library {
+  const manifest = parts.manifest;
+  const kernels = manifest.kernels.map((k) => k.name);
+  const defs = registeredDefinitions(manifest.name, file, kernels, manifest.shapeModules, manifest.shapeSrcs[0] ?? file);
   const runtime = resolveRuntime(pickRuntime(options), undefined, `load ${manifest.name}`);
   const { cores, threads } = resolveCores(options, manifest.multicore);
   const placed = placeModule(parts);

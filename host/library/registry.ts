@@ -12,6 +12,8 @@ export interface OpDefinition { op: string; shape: ShapeFunction; kernel: string
 
 /** At most this many functions in one library, as on the device. */
 export const MAX_FUNCTIONS = 10;
+/** Library names the device reserves. */
+export const RESERVED_LIBRARY_NAMES: readonly string[] = ["builtin"];
 
 /** The `m` of NEURON_LIBRARY(lib, m): collects definitions. */
 export class LibraryDefinitions {
@@ -56,6 +58,7 @@ export function NEURON_LIBRARY(lib: string, body: (m: LibraryDefinitions) => voi
     throw new RegistryError("E_OUTSIDE_LOAD", `NEURON_LIBRARY(${JSON.stringify(lib)}) ran outside custom_op.load: put it in a file passed as shape_srcs, e.g. custom_op.load({ name, compute_srcs: ["kernel.ts"], shape_srcs: ["shape.ts"] })`);
   }
   if (typeof lib !== "string" || !/^[A-Za-z_]\w*$/.test(lib)) throw new RegistryError("E_LIB_NAME", `${collector.where}: NEURON_LIBRARY: library name ${JSON.stringify(lib)} is not an identifier`);
+  if (RESERVED_LIBRARY_NAMES.includes(lib)) throw new RegistryError("E_LIB_NAME", `${collector.where}: NEURON_LIBRARY: the library name "${lib}" is reserved by the device; choose another`);
   const m = new LibraryDefinitions(lib, collector.kernels, collector.where);
   body(m);
   collector.found.push(m);

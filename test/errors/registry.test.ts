@@ -2,7 +2,8 @@
 // functions, unknown kernels, NEURON_LIBRARY outside custom_op.load, kernels
 // that do not build, missing library files and bad options.
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import { readFileSync } from "node:fs";
+import { readFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import {
   custom_op, ops, NEURON_LIBRARY, zeros, kFloat,
@@ -114,5 +115,49 @@ describe("registry", () => {
     expectGpsimdError(() => lib.configure({ leak_is_error: 1 as unknown as boolean }), OptionError, "E_OPTION", ["option leak_is_error: 1 is not valid"]);
     expectGpsimdError(() => lib.configure({ multicore: true } as never), OptionError, "E_OPTION", ["unknown option multicore"]);
     expect(lib.options.leak_is_error).toBe(false);
+  });
+});
+
+describe("library-level rules are checked before the kernels compile", () => {
+  // A fresh build folder: the build writes lib<name>.wasm there, so a file that is absent after the error shows that
+  // no compile ran (a compile takes seconds; these checks run the shape sources only).
+  let dir: string;
+  let first: Library;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "gpsimd-registry-"));
+    first = loadFixture({ group: "errors", name: LIB, compute: ["good.ts"], shape: ["register-registry.ts", "shape.ts"] });
+  });
+  afterAll(() => {
+    first.unload();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Loads a library from good.ts into the fresh folder; expects `code` and that nothing was built. */
+  function expectRejectedUnbuilt(name: string, register: string, code: string, fragments: string[]): void {
+    const file = path.join(dir, `lib${name}.wasm`);
+    expectGpsimdError(() => custom_op.load({ ...options(name, register), build_directory: dir }), RegistryError, code, [`lib${name} (${file})`, ...fragments]);
+    expect(existsSync(file), `${file} was built`).toBe(false);
+    expect(() => ops[name]).toThrow(RegistryError);
+  }
+
+  it("more than 10 functions", () => {
+    expectRejectedUnbuilt("errors_eleven", "register-eleven.ts", "E_TOO_MANY_FUNCTIONS", ["errors_eleven::negate_10 would be number 11"]);
+  });
+
+  it("an operator name defined twice", () => {
+    expectRejectedUnbuilt("errors_duplicate_op", "register-duplicate-op.ts", "E_DUPLICATE_OP", ["errors_duplicate_op::negate is defined twice"]);
+  });
+
+  it("the reserved library name builtin", () => {
+    expectRejectedUnbuilt("errors_builtin", "register-builtin.ts", "E_LIB_NAME", ['the library name "builtin" is reserved by the device']);
+  });
+
+  it("a library name another loaded library registered", () => {
+    expectRejectedUnbuilt("errors_registry_again", "register-registry-again.ts", "E_DUPLICATE_LIBRARY", [`library ${LIB} is already registered by lib${LIB} (${first.path})`]);
+    expectNegateWorks(ops[LIB].negate);
+  });
+
+  it("a kernel the compute sources do not export", () => {
+    expectRejectedUnbuilt("errors_unknown_kernel", "register-unknown-kernel.ts", "E_UNKNOWN_KERNEL", ['no exported kernel function named "negate_twice"']);
   });
 });

@@ -91,7 +91,14 @@ describe("traps and aborts", () => {
   it("a tensor made inside the kernel beyond the device limits: a KernelShapeError", () => {
     expect(values(ops[LIB].make_tensor(x, 12))).toEqual([12]);
     expectFailureKeepsInputs([x], () => ops[LIB].make_tensor(x, 70000), KernelShapeError, "E_SHAPE", [
-      at("make_tensor"), "a tensor the kernel made: dimension 0 has size 70000; sizes must be in [0, 65535]",
+      at("make_tensor"), "a tensor the kernel made: dimension 4 has size 70000; a tensor has at most 8 dimensions of sizes in [0, 65535], or at most 4 dimensions of sizes in [0, 4294967295]",
+    ]);
+  });
+
+  it("a tensor made inside the kernel within the 4-dimension rule: 1-d beyond 65535 elements; too large for the kernel heap", () => {
+    expect(values(ops[LIB].make_long(x, 1_000_003))).toEqual([1_000_003]);
+    expectFailureKeepsInputs([x], () => ops[LIB].make_long(x, 4294967295), KernelHeapError, "E_HEAP_EXHAUSTED", [
+      at("make_long"), "the kernel heap is full: 4294967295 bytes asked",
     ]);
   });
 
