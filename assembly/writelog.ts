@@ -13,7 +13,7 @@ import { host_drain_write_log } from "./bindings/host";
 /** The coverage bitmap of this launch (one bit per output element), 0 when none; BITMAP_NONE when the heap had no room. */
 let bitmap: usize = 0;
 let bitmapWords: u32 = 0;
-const BITMAP_NONE: usize = 1;
+const BITMAP_NONE: usize = <usize>1;
 
 /** Forgets the bitmap (at the start of a launch: the heap it lived in is emptied). */
 export function reset_write_log(): void {
@@ -40,7 +40,10 @@ function log_element_write(desc: usize, i: u32): void {
   if (bitmap == 0) {
     // Single-core only: the cross-core checks read intervals in the order the cores logged them.
     bitmapWords = <u32>((load<i64>(desc, TD_NUMEL) + 31) >> 5);
-    const at = is_multicore() ? 0 : __gpsimd_heap_take_top(<usize>bitmapWords << 2);
+    let at: usize = 0;
+    // The heap is gpsimd's (rt/stub.ts) in every gpsimd build; a plain `asc` check of a kernel compiles without it.
+    // @ts-ignore: a global of that heap, which editors' kernel tsconfig leaves out
+    if (isDefined(__gpsimd_heap_take_top)) { if (!is_multicore()) at = __gpsimd_heap_take_top(<usize>bitmapWords << 2); }
     if (at != 0) memory.fill(at, 0, <usize>bitmapWords << 2);
     bitmap = at != 0 ? at : BITMAP_NONE;
   }
