@@ -89,13 +89,17 @@ describe("kernel library errors name the kernel's source line", () => {
     expectLine(e, "streams", "read-past-end");
   });
 
-  it("an incoherent accessor names the line that opens it; so does the INCOHERENT_VERBOSE warning", () => {
+  it("an incoherent accessor names the line that opens it, or the statement just before; so does the INCOHERENT_VERBOSE warning", () => {
+    // Here the optimiser leaves the accessor's call no source mapping of its own, and the place is the last kernel
+    // mapping before it: the statement just before (README, "An error, and how to read it").
     const e = expectFailureKeepsInputs([x], () => ops[LIB].coherence(x, COHERENT), CoherenceError, "E_INCOHERENT");
-    expectLine(e, "coherence", "incoherent");
+    const line = (e.details as { line: number }).line;
+    expect([lineOf("incoherent") - 1, lineOf("incoherent")]).toContain(line);
+    expect(e.message).toContain(` at coherence (${SOURCE}:${line}:`);
     const out = captureOutput(() => ops[LIB].coherence(x, INCOHERENT_VERBOSE));
     expect(values(out.result)).toEqual(values(x));
     expect(out.warnings).toHaveLength(1);
-    expect(out.warnings[0]).toContain(` at coherence (${SOURCE}:${lineOf("incoherent")}:`);
+    expect(out.warnings[0]).toContain(` at coherence (${SOURCE}:${line}:`);
   });
 });
 

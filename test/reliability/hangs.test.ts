@@ -154,7 +154,10 @@ describe("faults give typed errors and the next call works", () => {
     const source = path.join(dir, "kernel.ts");
     const name = `undefined_${"x".repeat(1_200_000)}`;
     writeFileSync(source, `import { Tensor, get_dst_tensor } from "gpsimd";\nexport function k(t_in: Tensor): Tensor { const v: i32 = ${name}; return get_dst_tensor(); }\n`);
-    const e = thrown(() => custom_op.load({ name: "hangs_long_errors", compute_srcs: [source], shape_srcs: [fixturePath(GROUP, "register-atomic-wait.ts")], build_directory: dir }));
+    // The registration must be right: library-level mistakes are reported before anything compiles.
+    const shape = path.join(dir, "register.ts");
+    writeFileSync(shape, `import { NEURON_LIBRARY, zeros, kFloat, type Tensor } from "gpsimd";\nNEURON_LIBRARY("hangs_long_errors", (m) => { m.def("k", (t: Tensor) => zeros(t.sizes(), kFloat), "k"); });\n`);
+    const e = thrown(() => custom_op.load({ name: "hangs_long_errors", compute_srcs: [source], shape_srcs: [shape], build_directory: dir }));
     expect(e, String(e)).toBeInstanceOf(BuildError);
     expect((e as Error).message).toMatch(/Cannot find name 'undefined_x{100}/);
     expect((e as Error).message).toMatch(/more characters cut/);
