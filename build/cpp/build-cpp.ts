@@ -8,7 +8,8 @@
 // Line tables: clang's DWARF line table of the kernel becomes a source map
 // (dwarf-lines.ts); Binaryen carries it through the merge and the post-link
 // passes (instrumentKernelModule), and the source locator reads the result.
-import { readFile, mkdtemp, writeFile, rm } from "node:fs/promises";
+import { readFile, mkdtemp, writeFile, rm, mkdir, rename } from "node:fs/promises";
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { readdirSync, statSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -91,10 +92,39 @@ const runtimes = new Map<boolean, Promise<Runtime | { messages: string[] }>>();
 function buildRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
   let r = runtimes.get(sanitize);
   if (!r) {
-    r = compileRuntime(sanitize);
+    r = cachedRuntime(sanitize);
     runtimes.set(sanitize, r);
   }
   return r;
+}
+
+/**
+ * The runtime from the disk cache (a file per version of assembly/ and sanitize setting, in the temp folder), or
+ * compiled and stored there: a process's first C++ build then skips the two asc compiles of the runtime.
+ */
+async function cachedRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
+  const h = createHash("sha256").update(JSON.stringify({ sanitize, bases: [BUILD_BASE_A, BUILD_BASE_B], entry: RUNTIME_ENTRY_SOURCE }));
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) walk(file);
+      else h.update(name).update(readFileSync(file));
+    }
+  };
+  walk(ASSEMBLY_DIR);
+  const file = path.join(tmpdir(), "gpsimd-device-runtime", `${h.digest("hex").slice(0, 32)}.json`);
+  try {
+    const saved = JSON.parse(await readFile(file, "utf8")) as { a: string; aMap: string; b: string; dataBytes: number };
+    return { a: { wasm: Buffer.from(saved.a, "base64"), sourceMap: saved.aMap }, b: { wasm: Buffer.from(saved.b, "base64"), sourceMap: "" }, dataBytes: saved.dataBytes };
+  } catch { /* not cached yet, or unreadable: compile */ }
+  const built = await compileRuntime(sanitize);
+  if ("messages" in built) return built;
+  const text = JSON.stringify({ a: Buffer.from(built.a.wasm).toString("base64"), aMap: built.a.sourceMap, b: Buffer.from(built.b.wasm).toString("base64"), dataBytes: built.dataBytes });
+  await mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, text);
+  await rename(temp, file); // atomic: a concurrent build reads the whole file or none
+  return built;
 }
 
 /** The runtime's entry re-exports the ABI from the package "gpsimd", so it shares the module instances of gpsimd's own files. */

@@ -34,6 +34,7 @@ describe("the same bug in C++ and in AssemblyScript", () => {
     ["free_foreign", "E_TCM_FREE_FOREIGN"],
     ["leak", "E_TCM_LEAK"],
     ["stream_past_end", "E_STREAM_END"],
+    ["guard_overrun", "E_TCM_GUARD"],
   ])("%s: the same error, code and message", (op, code) => {
     const fromCpp = failure("twin_cpp", op, input());
     const fromAs = failure("twin_as", op, input());
