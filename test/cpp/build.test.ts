@@ -9,7 +9,7 @@ import path from "node:path";
 import { custom_op, BuildError } from "gpsimd";
 import { fixturePath, TEST_BUILD_DIR, expectGpsimdError, REPO } from "../helpers.js";
 
-const file = (name: string) => fixturePath("../cpp/fixtures/build", name);
+const file = (name: string) => fixturePath("cpp/build", name);
 
 describe("C++ builds", () => {
   it("a compile error is a BuildError naming the .cpp file, line and column with clang's message", () => {
@@ -24,7 +24,7 @@ describe("C++ builds", () => {
 
   it("without @yowasp/clang, a C++ source is a BuildError that says what to install", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "gpsimd-noclang-"));
-    copyFileSync(fixturePath("../cpp/fixtures/twins", "bugs.cpp"), path.join(dir, "k.cpp"));
+    copyFileSync(fixturePath("cpp/twins", "bugs.cpp"), path.join(dir, "k.cpp"));
     const script = `import { custom_op } from ${JSON.stringify(path.join(REPO, "dist/host/index.js"))};
 try { custom_op.load({ name: "k", compute_srcs: ["k.cpp"], shape_srcs: [${JSON.stringify(file("register.ts"))}], build_directory: "." }); }
 catch (e) { console.log(JSON.stringify({ name: e.constructor.name, code: e.code, message: e.message })); }`;

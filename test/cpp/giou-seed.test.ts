@@ -1,11 +1,11 @@
-// The GIOU blog's giou.cpp, byte for byte (fixtures/giou.cpp), as a multicore
+// The GIOU blog's giou.cpp, byte for byte (test/fixtures/cpp/giou.cpp), as a multicore
 // C++ library: its offsets make the cores overwrite each other's output and
 // leave most of it unwritten, and it leaks its output TCM buffer.
 import { describe, it, expect, afterAll } from "vitest";
 import { custom_op, ops, randn, shutdown, CrossCoreWriteError } from "gpsimd";
 import { fixturePath, TEST_BUILD_DIR, expectGpsimdError, captureOutput } from "../helpers.js";
 
-const file = (name: string) => fixturePath("../cpp/fixtures", name);
+const file = (name: string) => fixturePath("cpp", name);
 const lib = custom_op.load({ name: "giou_seed_cpp", compute_srcs: [file("giou.cpp")], shape_srcs: [file("giou-shape.ts")], build_directory: TEST_BUILD_DIR, multicore: true });
 afterAll(async () => {
   lib.unload();

@@ -5,7 +5,7 @@ import { describe, it, expect, afterAll } from "vitest";
 import { custom_op, ops, tensor, shutdown, SanitizerError } from "gpsimd";
 import { fixturePath, TEST_BUILD_DIR, thrown } from "../helpers.js";
 
-const file = (name: string) => fixturePath("../cpp/fixtures/sanitize", name);
+const file = (name: string) => fixturePath("cpp/sanitize", name);
 const lib = custom_op.load({ name: "cpp_sanitize", compute_srcs: [file("peek.cpp")], shape_srcs: [file("register.ts")], build_directory: TEST_BUILD_DIR, sanitize: true });
 afterAll(async () => {
   lib.unload();

@@ -1,12 +1,12 @@
 // One implementation of the device API: the same bugs written in C++ and in
-// AssemblyScript (fixtures/twins/bugs.cpp and bugs.ts) give the same error
+// AssemblyScript (test/fixtures/cpp/twins/bugs.cpp and bugs.ts) give the same error
 // class, code and message; C++ kernels compute right (scalars, 2-d accessors,
 // printf) and their traps name the .cpp line.
 import { describe, it, expect, afterAll } from "vitest";
 import { custom_op, ops, tensor, shutdown, GpsimdError, KernelTrapError, type Library } from "gpsimd";
 import { fixturePath, TEST_BUILD_DIR, thrown, captureOutput, floats, STRICT } from "../helpers.js";
 
-const twin = (file: string) => fixturePath("../cpp/fixtures/twins", file);
+const twin = (file: string) => fixturePath("cpp/twins", file);
 const load = (name: string, compute: string, register: string): Library => custom_op.load({
   name, compute_srcs: [twin(compute)], shape_srcs: [twin("shape.ts"), twin(register)], build_directory: TEST_BUILD_DIR, ...STRICT,
 });
