@@ -54,11 +54,13 @@ async function merge(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string 
 }
 
 /**
- * The wasm-level passes every kernel module gets after linking, as Binaryen pass flags: the sanitizer's memory
- * instrumentation in sanitize mode (and, at merge, the stop polls at loop heads and function entries).
+ * The wasm-level passes every merged C++ kernel module gets, as Binaryen pass flags: -O3 first, which inlines the
+ * runtime's small checked entries (accessor get/set, stream read/write) into the kernel's loops; then the
+ * sanitizer's memory instrumentation in sanitize mode (and, at merge, the stop polls at loop heads and function
+ * entries), after optimising so that they see the final loads, stores and loops.
  */
 export function kernelModulePasses(options: KernelModuleOptions): string[] {
-  return options.sanitize ? ["--instrument-memory"] : [];
+  return ["-O3", "--always-inline-max-function-size=100", ...(options.sanitize ? ["--instrument-memory"] : [])];
 }
 
 /**
