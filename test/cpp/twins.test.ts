@@ -4,7 +4,9 @@
 // printf) and their traps name the .cpp line.
 import { describe, it, expect, afterAll } from "vitest";
 import { custom_op, ops, tensor, shutdown, GpsimdError, KernelTrapError, type Library } from "gpsimd";
-import { fixturePath, TEST_BUILD_DIR, thrown, captureOutput, floats, STRICT } from "../helpers.js";
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { fixturePath, TEST_BUILD_DIR, thrown, captureOutput, floats, STRICT, REPO } from "../helpers.js";
 
 const twin = (file: string) => fixturePath("cpp/twins", file);
 const load = (name: string, compute: string, register: string): Library => custom_op.load({
@@ -49,6 +51,20 @@ describe("C++ kernels", () => {
     const { result, printf } = captureOutput(() => ops.twin_cpp.scale(x, 3, 2n));
     expect(Array.from(floats(result as never))).toEqual(Array.from(floats(x), (v) => Math.fround(v * 3) + 2));
     expect(printf.join("")).toContain("scaled 2 x 3 by 3.00\n");
+  });
+
+  it("run on the core threads with .async, and load in another process with load_library", async () => {
+    const x = tensor(Float32Array.from({ length: 6 }, (_, i) => i), [2, 3]);
+    const sync = floats(captureOutput(() => ops.twin_cpp.scale(x, 2, 1n)).result as never);
+    const { result } = captureOutput(() => ops.twin_cpp.scale.async(x, 2, 1n));
+    expect(Array.from(floats(await result))).toEqual(Array.from(sync));
+    const script = `import { custom_op, ops, tensor, setOutput } from ${JSON.stringify(path.join(REPO, "dist/host/index.js"))};
+setOutput({ printf: () => {} });
+custom_op.load_library(${JSON.stringify(path.join(TEST_BUILD_DIR, "libtwin_cpp.wasm"))});
+console.log(JSON.stringify(ops.twin_cpp.scale(tensor(Float32Array.from([0, 1, 2, 3, 4, 5]), [2, 3]), 2, 1n).tolist()));
+process.exit(0);`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect((JSON.parse(out.trim()) as number[][]).flat()).toEqual(Array.from(sync));
   });
 
   it("a trap names the .cpp line and column where it happened (inside an inlined function: divide's a / b)", () => {
