@@ -1,5 +1,5 @@
 // torch::Tensor and friends for GpSimd kernels on gpsimd: the kernel-side C++
-// API of the Neuron custom-operator library (see /docs: API), as thin handles
+// API of the Neuron custom-operator library, as thin handles
 // over gpsimd's device runtime (gpsimd/abi.h). Every check (bounds, TCM,
 // streams, coherence, multicore rules) happens in the runtime, exactly as for
 // AssemblyScript kernels, and reports the same errors.
