@@ -37,6 +37,8 @@ export interface AscInput {
   afterCompile?: (module: binaryen.Module) => void;
   /** Source texts already read, by absolute path; filled on first read, so every compile of a build sees the same sources. */
   sourceCache?: Map<string, string>;
+  /** Re-export the imported memory as "memory" (the C++ device runtime lends it to the kernel it is merged with). */
+  exportMemory?: boolean;
 }
 
 /** A diagnostic from the compiler, with its place in the sources. */
@@ -72,6 +74,8 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
     "--config", toRelative(ASCONFIG_FILE), "--target", input.target ?? "release",
     "--outFile", "out.wasm", "--sourceMap",
     "--initialMemory", String(INITIAL_PAGES), "--memoryBase", String(input.memoryBase),
+    // The device runtime of C++ kernels exports the memory it imports: the kernel merged with it takes it from there.
+    ...(input.exportMemory ? [] : ["--noExportMemory"]),
     "--path", VIRTUAL_ROOT, "--baseDir", "/", "--noColors",
     ...Object.entries(input.constants).flatMap(([name, value]) => ["--use", `${name}=${value}`]),
   ];

@@ -14,6 +14,8 @@ import { inputsHash } from "./hash.js";
 import { cflagConstants } from "./cflags.js";
 import { instrumentMemory, isGpsimdRuntime } from "./sanitize-pass.js";
 import type binaryen from "binaryen";
+import { buildCpp, isCppSource } from "./cpp/build-cpp.js";
+import { MissingCompilerError } from "./cpp/toolchain.js";
 
 /** What to build. Paths are absolute. */
 export interface BuildRequest {
@@ -38,6 +40,11 @@ function formatDiagnostic(d: AscDiagnostic): string {
 
 /** Builds the library; returns its parts, or the messages that explain why it failed. */
 export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | BuildFailure> {
+  const cpp = req.computeSrcs.filter(isCppSource);
+  if (cpp.length && cpp.length !== req.computeSrcs.length) {
+    return { messages: [`a library's compute sources are all C++ (.cpp, .cc, .cxx) or all AssemblyScript; got ${req.computeSrcs.map((f) => f.split("/").pop()).join(", ")}`] };
+  }
+  if (cpp.length) return buildCppLibrary(req);
   const messages: string[] = [];
   const kernels: KernelSignature[] = [];
   for (const file of req.computeSrcs) {
@@ -79,5 +86,32 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
     },
     wasm: reloc.wasm, codeRelocs: reloc.codeRelocs, data: reloc.data, dataRelocs: reloc.dataRelocs,
     offsetMap: reloc.offsetMap, sourceMap: a.sourceMap ?? "",
+  };
+}
+
+/** A library whose compute sources are C++ (build/cpp/): the same parts, from one merged kernel module. */
+async function buildCppLibrary(req: BuildRequest): Promise<LibraryParts | BuildFailure> {
+  const shapeFiles = collectShapeFiles(req.shapeSrcs);
+  const shapes = transpileShapeSources(shapeFiles);
+  if (shapes.errors.length) return { messages: shapes.errors };
+  let built;
+  try {
+    built = await buildCpp({ computeSrcs: req.computeSrcs, extraCflags: req.extraCflags, sanitize: req.sanitize });
+  } catch (e) {
+    if (e instanceof MissingCompilerError) return { messages: [e.message] };
+    throw e;
+  }
+  if ("messages" in built) return built;
+  const texts = new Map<string, string>([...built.texts, ...shapeFiles.map(({ file, text }) => [file, text] as const)]);
+  const { reloc } = built;
+  return {
+    manifest: {
+      format: LIBRARY_FORMAT, name: req.name, abi: ABI_VERSION, multicore: req.multicore, sanitize: req.sanitize,
+      extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels: built.kernels, shapeModules: shapes.modules,
+      hash: inputsHash(req.hashSettings, texts), inputs: [...texts.keys()].sort(),
+      computeSrcs: req.computeSrcs, shapeSrcs: req.shapeSrcs,
+    },
+    wasm: reloc.wasm, codeRelocs: reloc.codeRelocs, data: reloc.data, dataRelocs: reloc.dataRelocs,
+    offsetMap: reloc.offsetMap, sourceMap: built.sourceMap,
   };
 }

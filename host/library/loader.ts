@@ -20,6 +20,7 @@ import { buildSync } from "./compile-service.js";
 import { writeTypings } from "./typings.js";
 import { cflagConstants } from "../../build/cflags.js";
 import { inputsHash, readSources } from "../../build/hash.js";
+import { cppKernels, isCppSource } from "../../build/cpp/kernel-decls.js";
 import { ASSEMBLY_DIR, defaultBuildDir } from "../../build/paths.js";
 import { ABI_VERSION } from "../device/layout.js";
 import { hbm } from "../device/hbm.js";
@@ -167,7 +168,8 @@ function registeredDefinitions(name: string, file: string, kernels: readonly str
 function checkRegistrationBeforeBuild(name: string, file: string, computeSrcs: string[], shapeSrcs: string[]): void {
   const kernels: string[] = [];
   for (const src of computeSrcs) {
-    const { kernels: found, problems } = kernelSignatures(src, readFileSync(src, "utf8"));
+    const text = readFileSync(src, "utf8");
+    const { kernels: found, problems } = isCppSource(src) ? cppKernels(src, text) : kernelSignatures(src, text);
     if (problems.length) return;
     kernels.push(...found.map((k) => k.name));
   }
