@@ -7,6 +7,7 @@ import { compileOnce, type AscDiagnostic } from "./asc.js";
 import { makeRelocatable } from "./relocate.js";
 import { kernelSignatures, type KernelSignature } from "./signatures.js";
 import { transpileShapeSources, collectShapeFiles } from "./shape-sources.js";
+import { compileCppShapes, isCppSource } from "./cpp/shape-module.js";
 import { BUILD_BASE_A, BUILD_BASE_B } from "../host/library/build-constants.js";
 import { ABI_VERSION } from "../host/device/layout.js";
 import { LIBRARY_FORMAT, type LibraryParts } from "../host/library/library-file.js";
@@ -46,8 +47,10 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
     kernels.push(...found);
     messages.push(...problems.map((p) => `${p.file}:${p.line}: error: ${p.message}`));
   }
-  const shapeFiles = collectShapeFiles(req.shapeSrcs);
-  const shapes = transpileShapeSources(shapeFiles);
+  const cppShapes = req.shapeSrcs.some(isCppSource) ? await compileCppShapes(req.shapeSrcs, req.extraCflags) : null;
+  if (cppShapes && "messages" in cppShapes) messages.push(...cppShapes.messages);
+  const shapeFiles = cppShapes && "texts" in cppShapes ? [...cppShapes.texts].map(([file, text]) => ({ file, text })) : collectShapeFiles(req.shapeSrcs);
+  const shapes = cppShapes ? { modules: [], errors: [] } : transpileShapeSources(shapeFiles);
   messages.push(...shapes.errors);
   if (messages.length) return { messages };
 
@@ -72,6 +75,7 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
     manifest: {
       format: LIBRARY_FORMAT, name: req.name, abi: ABI_VERSION, multicore: req.multicore, sanitize: req.sanitize,
       extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels, shapeModules: shapes.modules,
+      ...(cppShapes && "wasm" in cppShapes ? { cppShapeModule: Buffer.from(cppShapes.wasm).toString("base64") } : {}),
       hash: inputsHash(req.hashSettings, texts), inputs,
       computeSrcs: req.computeSrcs, shapeSrcs: req.shapeSrcs,
     },

@@ -10,6 +10,7 @@ import { readdirSync } from "node:fs";
 import * as gpsimd from "../index.js";
 import { decodeLibrary, LIBRARY_FORMAT, type LibraryParts } from "./library-file.js";
 import { Library, placeModule } from "./library.js";
+import { evaluateCppShapes } from "./cpp-shapes.js";
 import { collectDefinitions, type LibraryDefinitions } from "./registry.js";
 import { validateLoad, resolveRuntime, resolveCores, type LoadOptions, type LoadTimeOptions } from "./options.js";
 import { BuildError, RegistryError, LibraryFormatError, OptionError } from "../checks/errors.js";
@@ -132,7 +133,9 @@ function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions
   const manifest = parts.manifest;
   const where = `lib${manifest.name} (${file})`;
   const kernels = manifest.kernels.map((k) => k.name);
-  const found: LibraryDefinitions[] = collectDefinitions(where, kernels, () => evaluateShapes(manifest.shapeModules, manifest.shapeSrcs[0] ?? file));
+  const found: LibraryDefinitions[] = collectDefinitions(where, kernels, () => manifest.cppShapeModule
+    ? evaluateCppShapes(Buffer.from(manifest.cppShapeModule, "base64"), where)
+    : evaluateShapes(manifest.shapeModules, manifest.shapeSrcs[0] ?? file));
   if (found.length === 0) throw new RegistryError("E_NO_LIBRARY_DECLARED", `${where}: the shape sources never call NEURON_LIBRARY(lib_name, (m) => m.def(...))`);
   if (found.length > 1) throw new RegistryError("E_TWO_LIBRARIES", `${where}: the shape sources declare ${found.length} libraries (${found.map((f) => f.lib).join(", ")}); one library per file`);
   const defs = found[0];
