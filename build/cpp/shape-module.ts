@@ -33,11 +33,16 @@ function place(tree: Tree, file: string, content: string | Uint8Array): void {
   for (const p of parts.slice(0, -1)) dir = (dir[p] ??= {}) as Tree;
   dir[parts[parts.length - 1]] = content;
 }
-async function placeFolder(tree: Tree, dir: string, keep: (name: string) => boolean, recursive: boolean): Promise<void> {
+/** Places the headers of a folder; their texts go into the library's hash (a changed header rebuilds). */
+async function placeFolder(tree: Tree, texts: Map<string, string>, dir: string, keep: (name: string) => boolean, recursive: boolean): Promise<void> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const file = path.join(dir, entry.name);
-    if (entry.isDirectory() && recursive) await placeFolder(tree, file, keep, true);
-    else if (entry.isFile() && keep(entry.name)) place(tree, file, await readFile(file));
+    if (entry.isDirectory() && recursive) await placeFolder(tree, texts, file, keep, true);
+    else if (entry.isFile() && keep(entry.name)) {
+      const text = await readFile(file, "utf8");
+      texts.set(file, text);
+      place(tree, file, text);
+    }
   }
 }
 
@@ -53,9 +58,9 @@ export async function compileCppShapes(sources: string[], extraCflags: string[])
     const text = await readFile(file, "utf8");
     texts.set(file, text);
     place(tree, file, text);
-    await placeFolder(tree, path.dirname(file), (n) => HEADER.test(n), false);
+    await placeFolder(tree, texts, path.dirname(file), (n) => HEADER.test(n), false);
   }
-  await placeFolder(tree, INCLUDE_DIR, () => true, true);
+  await placeFolder(tree, texts, INCLUDE_DIR, () => true, true);
   const out = path.join(path.dirname(sources[0]), ".gpsimd-shape.wasm");
   let stderr = "";
   const decoder = new TextDecoder();

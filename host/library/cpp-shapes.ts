@@ -5,23 +5,16 @@
 // answered from the meta tensors (sizes, dtype, factories), and every import
 // that would read or write data fails as reading a meta tensor does.
 import { Tensor } from "../device/tensor.js";
-import { empty, zeros, ones, full } from "../device/factories.js";
+import { empty, zeros, ones, full, eye } from "../device/factories.js";
 import { ShapeFunctionError, RegistryError } from "../checks/errors.js";
 import { NEURON_LIBRARY, type LibraryDefinitions, type ShapeFunction } from "./registry.js";
 
 /** Export that runs the body of NEURON_LIBRARY(<lib>, m) (include/torchneuron/register.h). */
 const LIBRARY_EXPORT = "neuron_library:";
 /** Import module of the registration contract (register.h). */
-const SHAPE_MODULE = "gpsimd_shape";
-/** Import module of the tensor functions of the headers (torch/torch.h). */
-const TENSOR_MODULE = "gpsimd";
-/** Factory kinds of tensor_factory, as in torch/torch.h. */
-const FACTORIES = [
-  (sizes: number[], dtype: number) => empty(sizes, dtype),
-  (sizes: number[], dtype: number) => zeros(sizes, dtype),
-  (sizes: number[], dtype: number) => ones(sizes, dtype),
-  (sizes: number[], dtype: number, value: number) => full(sizes, value, dtype),
-];
+const SHAPE_MODULE = "gpsimd-shape";
+/** Import module of the device runtime's C ABI that the headers call (assembly/cpp-abi.ts): tensors are handles. */
+const TENSOR_MODULE = "gpsimd-abi";
 /** Bytes per argument slot (register.h: union Slot). */
 const SLOT_BYTES = 8;
 
@@ -37,19 +30,21 @@ class Handles {
   reset(): void { this.table = [null]; }
 }
 
-/** The shape-side answers to the headers' tensor imports, by import name. */
+/** The shape-side answers to the device runtime's imports that need only sizes and dtypes, by import name. */
 function metaTensorImports(handles: Handles, memory: () => WebAssembly.Memory): Record<string, (...args: never[]) => unknown> {
+  const sizes = (ptr: number, n: number) => [...new BigInt64Array(memory().buffer, ptr, n)].map(Number);
   return {
-    tensor_dim: (h: number) => handles.get(h, "dim()").dim(),
-    tensor_size: (h: number, d: number) => BigInt(handles.get(h, "size()").size(d)),
-    tensor_numel: (h: number) => BigInt(handles.get(h, "numel()").numel()),
-    tensor_scalar_type: (h: number) => handles.get(h, "scalar_type()").dtype,
-    tensor_factory: (kind: number, sizesPtr: number, ndim: number, dtype: number, value: number) => {
-      const make = FACTORIES[kind];
-      if (!make) throw new Error(`tensor factory ${kind} does not exist`);
-      const sizes = [...new BigInt64Array(memory().buffer, sizesPtr, ndim)].map(Number);
-      return handles.add(make(sizes, dtype, value));
-    },
+    gpsimd_dim: (h: number) => handles.get(h, "dim()").dim(),
+    gpsimd_size: (h: number, d: number) => BigInt(handles.get(h, "size()").size(d)),
+    gpsimd_stride: (h: number, d: number) => BigInt(handles.get(h, "stride()").strides()[d < 0 ? d + handles.get(h, "stride()").dim() : d] ?? 0),
+    gpsimd_numel: (h: number) => BigInt(handles.get(h, "numel()").numel()),
+    gpsimd_scalar_type: (h: number) => handles.get(h, "scalar_type()").dtype,
+    gpsimd_empty: (p: number, n: number, dtype: number) => handles.add(empty(sizes(p, n), dtype)),
+    gpsimd_zeros: (p: number, n: number, dtype: number) => handles.add(zeros(sizes(p, n), dtype)),
+    gpsimd_ones: (p: number, n: number, dtype: number) => handles.add(ones(sizes(p, n), dtype)),
+    gpsimd_full: (p: number, n: number, value: number, dtype: number) => handles.add(full(sizes(p, n), value, dtype)),
+    gpsimd_full_i: (p: number, n: number, value: bigint, dtype: number) => handles.add(full(sizes(p, n), Number(value), dtype)),
+    gpsimd_eye: (n: bigint, m: bigint, dtype: number) => handles.add(eye(Number(n), Number(m), dtype)),
   };
 }
 

@@ -21,6 +21,7 @@ import { writeTypings } from "./typings.js";
 import { cflagConstants } from "../../build/cflags.js";
 import { inputsHash, readSources } from "../../build/hash.js";
 import { ASSEMBLY_DIR } from "../../build/paths.js";
+import { INCLUDE_DIR } from "../../build/cpp/shape-module.js";
 import { ABI_VERSION } from "../device/layout.js";
 import { hbm } from "../device/hbm.js";
 import type { ShapeModule } from "../../build/shape-sources.js";
@@ -35,7 +36,7 @@ export function loadedNamespaces(): string[] { return [...loaded.keys()]; }
 
 function list(v: string | string[]): string[] { return (typeof v === "string" ? [v] : v).map((f) => path.resolve(f)); }
 
-/** Hash of the kernel library's sources (assembly/), so a new gpsimd rebuilds old libraries. */
+/** Hash of the kernel library's sources (assembly/) and C++ headers (include/), so a new gpsimd rebuilds old libraries. */
 let kernelLibraryHash: string | null = null;
 function hashKernelLibrary(): string {
   if (kernelLibraryHash) return kernelLibraryHash;
@@ -44,10 +45,11 @@ function hashKernelLibrary(): string {
     for (const name of readdirSync(dir).sort()) {
       const file = path.join(dir, name);
       if (statSync(file).isDirectory()) walk(file);
-      else if (name.endsWith(".ts")) h.update(name).update(readFileSync(file));
+      else if (/\.(ts|h|hpp)$/.test(name)) h.update(name).update(readFileSync(file));
     }
   };
   walk(ASSEMBLY_DIR);
+  walk(INCLUDE_DIR);
   return (kernelLibraryHash = h.digest("hex"));
 }
 

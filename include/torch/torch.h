@@ -1,6 +1,7 @@
 // torch/torch.h, provisional: the part of torch::Tensor a shape function uses
 // (sizes, dtype, factories) and the accessor that reads data, as imports of
-// module "gpsimd". The kernel-side header replaces this file.
+// the device runtime's C ABI (module "gpsimd-abi", assembly/cpp-abi.ts). The
+// kernel-side header replaces this file.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -8,13 +9,17 @@
 
 namespace torch {
 namespace abi {
-#define GPSIMD_IMPORT(name) extern "C" __attribute__((import_module("gpsimd"), import_name(#name)))
-GPSIMD_IMPORT(tensor_dim) int32_t tensor_dim(int32_t t);
-GPSIMD_IMPORT(tensor_size) int64_t tensor_size(int32_t t, int32_t d);
-GPSIMD_IMPORT(tensor_numel) int64_t tensor_numel(int32_t t);
-GPSIMD_IMPORT(tensor_scalar_type) int32_t tensor_scalar_type(int32_t t);
-GPSIMD_IMPORT(tensor_factory) int32_t tensor_factory(int32_t kind, const int64_t* sizes, int32_t ndim, int32_t dtype, double value);
-GPSIMD_IMPORT(tensor_read_f32) float tensor_read_f32(int32_t t, int64_t index);
+#define GPSIMD_IMPORT(name) extern "C" __attribute__((import_module("gpsimd-abi"), import_name(#name)))
+GPSIMD_IMPORT(gpsimd_dim) int32_t tensor_dim(int32_t t);
+GPSIMD_IMPORT(gpsimd_size) int64_t tensor_size(int32_t t, int32_t d);
+GPSIMD_IMPORT(gpsimd_numel) int64_t tensor_numel(int32_t t);
+GPSIMD_IMPORT(gpsimd_scalar_type) int32_t tensor_scalar_type(int32_t t);
+GPSIMD_IMPORT(gpsimd_empty) int32_t tensor_empty(const int64_t* sizes, int32_t ndim, int32_t dtype);
+GPSIMD_IMPORT(gpsimd_zeros) int32_t tensor_zeros(const int64_t* sizes, int32_t ndim, int32_t dtype);
+GPSIMD_IMPORT(gpsimd_ones) int32_t tensor_ones(const int64_t* sizes, int32_t ndim, int32_t dtype);
+GPSIMD_IMPORT(gpsimd_full) int32_t tensor_full(const int64_t* sizes, int32_t ndim, double value, int32_t dtype);
+GPSIMD_IMPORT(gpsimd_acc_open_f32) int32_t acc_open_f32(int32_t t, int32_t rank);
+GPSIMD_IMPORT(gpsimd_acc_get_f32) float acc_get_f32(int32_t acc, int64_t index);
 #undef GPSIMD_IMPORT
 }  // namespace abi
 
@@ -45,8 +50,8 @@ class Scalar {
 
 template <class T, size_t N> class TensorAccessor {
  public:
-  explicit TensorAccessor(int32_t t) : t_(t) {}
-  T operator[](int64_t i) const { return abi::tensor_read_f32(t_, i); }
+  explicit TensorAccessor(int32_t t) : t_(abi::acc_open_f32(t, 0)) {}
+  T operator[](int64_t i) const { return abi::acc_get_f32(t_, i); }
  private:
   int32_t t_;
 };
@@ -65,8 +70,8 @@ class Tensor {
   int32_t h_ = 0;
 };
 
-inline Tensor empty(IntArrayRef s, ScalarType t) { return Tensor::from_handle(abi::tensor_factory(0, s.data(), s.size(), t, 0)); }
-inline Tensor zeros(IntArrayRef s, ScalarType t) { return Tensor::from_handle(abi::tensor_factory(1, s.data(), s.size(), t, 0)); }
-inline Tensor ones(IntArrayRef s, ScalarType t) { return Tensor::from_handle(abi::tensor_factory(2, s.data(), s.size(), t, 0)); }
-inline Tensor full(IntArrayRef s, Scalar v, ScalarType t) { return Tensor::from_handle(abi::tensor_factory(3, s.data(), s.size(), t, v.to_double())); }
+inline Tensor empty(IntArrayRef s, ScalarType t) { return Tensor::from_handle(abi::tensor_empty(s.data(), s.size(), t)); }
+inline Tensor zeros(IntArrayRef s, ScalarType t) { return Tensor::from_handle(abi::tensor_zeros(s.data(), s.size(), t)); }
+inline Tensor ones(IntArrayRef s, ScalarType t) { return Tensor::from_handle(abi::tensor_ones(s.data(), s.size(), t)); }
+inline Tensor full(IntArrayRef s, Scalar v, ScalarType t) { return Tensor::from_handle(abi::tensor_full(s.data(), s.size(), v.to_double(), t)); }
 }  // namespace torch

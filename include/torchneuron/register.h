@@ -5,7 +5,7 @@
 // meta tensors (sizes and dtype, no data) each time the operator is called.
 //
 // The contract with the host (host/library/cpp-shapes.ts), import module
-// "gpsimd_shape":
+// "gpsimd-shape":
 //   def(op, op_len, kernel, kernel_len, params, params_len, thunk, fn, argv)
 //     registers operator `op`: `params` has one letter per parameter of the
 //     shape function ('t' torch::Tensor, 'd' double, 'l' int64_t, 's'
@@ -23,7 +23,7 @@ namespace torch {
 namespace neuron {
 namespace shape_abi {
 
-extern "C" __attribute__((import_module("gpsimd_shape"), import_name("def")))
+extern "C" __attribute__((import_module("gpsimd-shape"), import_name("def")))
 void gpsimd_shape_def(const char* op, size_t op_len, const char* kernel, size_t kernel_len,
                       const char* params, size_t params_len, uint32_t thunk, uint32_t fn, void* argv);
 
