@@ -21,7 +21,7 @@ const HEADER = /\.(h|hh|hpp|hxx|inc)$/i;
 /** The clang flags of shape modules: C++14 as on the device, no libc, the host answers the imports. */
 function shapeFlags(extraCflags: string[]): string[] {
   const allowed = extraCflags.filter((f) => /^-(D|U|std=|O)/.test(f));
-  return ["-std=c++14", "-O2", "-fno-exceptions", "-fno-rtti", "-nostdlib", `-I${INCLUDE_DIR}`, ...allowed,
+  return ["-std=c++14", "-O2", "-DGPSIMD_SHAPE_MODULE", "-fno-exceptions", "-fno-rtti", "-nostdlib", `-I${INCLUDE_DIR}`, ...allowed,
     "-Wl,--no-entry", "-Wl,--export-table"];
 }
 

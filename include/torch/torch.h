@@ -58,8 +58,8 @@ template <class T, size_t N> class TensorAccessor {
 
 class Tensor {
  public:
-  static Tensor from_handle(int32_t h) { Tensor t; t.h_ = h; return t; }
-  int32_t handle() const { return h_; }
+  static Tensor gpsimd_from(uint32_t h) { Tensor t; t.h_ = h; return t; }
+  uint32_t gpsimd_handle() const { return h_; }
   IntArrayRef sizes() const { IntArrayRef s; for (int32_t d = 0; d < dim(); d++) s.push_back(abi::tensor_size(h_, d)); return s; }
   int64_t size(int32_t d) const { return abi::tensor_size(h_, d); }
   int64_t dim() const { return abi::tensor_dim(h_); }
@@ -70,8 +70,8 @@ class Tensor {
   int32_t h_ = 0;
 };
 
-inline Tensor empty(IntArrayRef s, ScalarType t) { return Tensor::from_handle(abi::tensor_empty(s.data(), s.size(), t)); }
-inline Tensor zeros(IntArrayRef s, ScalarType t) { return Tensor::from_handle(abi::tensor_zeros(s.data(), s.size(), t)); }
-inline Tensor ones(IntArrayRef s, ScalarType t) { return Tensor::from_handle(abi::tensor_ones(s.data(), s.size(), t)); }
-inline Tensor full(IntArrayRef s, Scalar v, ScalarType t) { return Tensor::from_handle(abi::tensor_full(s.data(), s.size(), v.to_double(), t)); }
+inline Tensor empty(IntArrayRef s, ScalarType t) { return Tensor::gpsimd_from(abi::tensor_empty(s.data(), s.size(), t)); }
+inline Tensor zeros(IntArrayRef s, ScalarType t) { return Tensor::gpsimd_from(abi::tensor_zeros(s.data(), s.size(), t)); }
+inline Tensor ones(IntArrayRef s, ScalarType t) { return Tensor::gpsimd_from(abi::tensor_ones(s.data(), s.size(), t)); }
+inline Tensor full(IntArrayRef s, Scalar v, ScalarType t) { return Tensor::gpsimd_from(abi::tensor_full(s.data(), s.size(), v.to_double(), t)); }
 }  // namespace torch

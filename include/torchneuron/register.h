@@ -14,10 +14,25 @@
 //     tensor handle as int32, a double, an int64_t); the thunk returns the
 //     handle of the output tensor.
 // Each NEURON_LIBRARY exports "neuron_library:<lib>", which runs its body.
+// The shape build defines GPSIMD_SHAPE_MODULE; elsewhere NEURON_LIBRARY only
+// type-checks its body.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
 #include <torch/torch.h>
+
+#ifndef GPSIMD_SHAPE_MODULE
+// In a kernel (compute) build the registration is only type-checked: gpsimd
+// registers operators from the shape sources, on the host.
+namespace torch {
+/** The m of NEURON_LIBRARY(lib, m). */
+class Library {
+ public:
+  template <class F> Library& def(const char*, F, const char* = nullptr) { return *this; }
+};
+}  // namespace torch
+#define NEURON_LIBRARY(ns, m) static void gpsimd_neuron_library_##ns(torch::Library& m)
+#else
 
 namespace torch {
 namespace neuron {
@@ -39,7 +54,7 @@ template <class T> struct Param<const T> : Param<T> {};
 template <class T> struct Param<const T&> : Param<T> {};
 template <> struct Param<torch::Tensor> {
   static constexpr char kind = 't';
-  static torch::Tensor get(const Slot& s) { return torch::Tensor::from_handle(s.tensor); }
+  static torch::Tensor get(const Slot& s) { return torch::Tensor::gpsimd_from(static_cast<uint32_t>(s.tensor)); }
 };
 template <> struct Param<double> {
   static constexpr char kind = 'd';
@@ -62,13 +77,14 @@ template <size_t... I> struct MakeIndexes<0, I...> { using type = Indexes<I...>;
 template <class R, class... A> struct Thunk {
   static_assert(sizeof...(A) <= MAX_PARAMS, "too many parameters for a shape function");
   template <size_t... I>
-  static int32_t invoke(R (*fn)(A...), const Slot* argv, Indexes<I...>) { return fn(Param<A>::get(argv[I])...).handle(); }
+  static int32_t invoke(R (*fn)(A...), const Slot* argv, Indexes<I...>) { return static_cast<int32_t>(fn(Param<A>::get(argv[I])...).gpsimd_handle()); }
   static int32_t call(uint32_t fn, const Slot* argv) {
     return invoke(reinterpret_cast<R (*)(A...)>(static_cast<uintptr_t>(fn)), argv, typename MakeIndexes<sizeof...(A)>::type());
   }
 };
 
 }  // namespace shape_abi
+}  // namespace neuron
 
 /** The `m` of NEURON_LIBRARY(lib, m). */
 class Library {
@@ -76,7 +92,8 @@ class Library {
   /** Registers operator `op`: its shape function and the name of the kernel that computes it. */
   template <class R, class... A>
   Library& def(const char* op, R (*shape_fn)(A...), const char* kernel) {
-    static_assert(sizeof(R) == sizeof(torch::Tensor) && __is_same(R, torch::Tensor), "a shape function returns a torch::Tensor (the output's sizes and dtype)");
+    static_assert(__is_same(R, torch::Tensor), "a shape function returns a torch::Tensor (the output's sizes and dtype)");
+    using namespace torch::neuron;
     static const char params[] = {shape_abi::Param<A>::kind..., '\0'};
     int32_t (*thunk)(uint32_t, const shape_abi::Slot*) = &shape_abi::Thunk<R, A...>::call;
     shape_abi::gpsimd_shape_def(op, __builtin_strlen(op), kernel, __builtin_strlen(kernel), params, sizeof...(A),
@@ -86,14 +103,14 @@ class Library {
   }
 };
 
-}  // namespace neuron
 }  // namespace torch
 
 /** Declares library `name`; the block that follows registers its operators with m.def(...). */
 #define NEURON_LIBRARY(name, m)                                                           \
-  static void neuron_library_body_##name(torch::neuron::Library& m);                     \
+  static void neuron_library_body_##name(torch::Library& m);                     \
   extern "C" __attribute__((export_name("neuron_library:" #name))) void neuron_library_##name() { \
-    torch::neuron::Library library;                                                       \
+    torch::Library library;                                                       \
     neuron_library_body_##name(library);                                                  \
   }                                                                                       \
-  static void neuron_library_body_##name(torch::neuron::Library& m)
+  static void neuron_library_body_##name(torch::Library& m)
+#endif
