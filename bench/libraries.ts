@@ -3,6 +3,7 @@
 import path from "node:path";
 import { custom_op, shutdown, type Library, type LoadOptions } from "gpsimd";
 import { loadOp, PACKAGE_ROOT, OPS_BUILD_DIR, type OpLibraryName } from "../ops/index.js";
+import { seedCpp, reluSource } from "../examples/seeds-cpp.js";
 
 const loaded = new Map<string, Library>();
 
@@ -30,6 +31,19 @@ export function emptyKernel(kind: "single" | "multicore" | "multicore-1core"): L
     shape_srcs: [path.join(KERNELS, `register-${kind}.ts`), path.join(KERNELS, "shape.ts")],
     multicore: kind !== "single",
     ...(kind === "multicore-1core" ? { cores: 1 } : {}),
+  });
+}
+
+/** The seeds' C++ kernels, unchanged (examples/seeds-cpp/), each under its own library name. */
+export function seedCppKernel(kind: "giou-fixed" | "relu-tcm" | "relu-multicore"): Library {
+  const name = `bench_cpp_${kind.replace("-", "_")}`;
+  const giou = kind === "giou-fixed";
+  return load({
+    name,
+    compute_srcs: [giou ? seedCpp("giou-fixed.cpp") : reluSource(`${kind}.cpp` as "relu-tcm.cpp" | "relu-multicore.cpp", path.join(OPS_BUILD_DIR, "seeds-cpp"))],
+    shape_srcs: [seedCpp(giou ? "shape.cpp" : "relu-shape.cpp")],
+    multicore: kind !== "relu-tcm",
+    extra_cflags: [`-Dmy_ops=${name}`], // the seeds all register my_ops
   });
 }
 

@@ -3,7 +3,7 @@
 import { ops, tensor } from "gpsimd";
 import { giou } from "../../ops/giou/reference.js";
 import { w1Boxes, W1_BATCH, W1_BOXES } from "../../ops/giou/boxes.js";
-import { shipped } from "../libraries.js";
+import { shipped, seedCppKernel } from "../libraries.js";
 import { tfjs } from "../peers/tfjs.js";
 import { giouNaive, giouTfjs } from "../peers/giou.js";
 import type { Suite, Tolerance } from "../suite.js";
@@ -17,6 +17,7 @@ export const giouSuite: Suite = {
   notes: [
     "Kernels with default checks on; their output stays in device memory (reading it through storageView() is free).",
     "naive-ts: one pass per array operation, with temporaries; fused-ts: one loop; tfjs-wasm: the same composition in TF.js, dataSync of the result inside the timed call.",
+    "cpp-seed: the blog's giou.cpp with its offsets corrected (examples/seeds-cpp/giou-fixed.cpp), scalar loop unchanged, compiled by clang -O3 -msimd128; giou-cpp pairs it with the hand-tuned v128 AssemblyScript kernel.",
   ],
   async setup(scope) {
     const t = await tfjs();
@@ -27,6 +28,8 @@ export const giouSuite: Suite = {
     for (const lib of ["giou_elementwise", "giou_tcm", "giou_multicore"] as const) shipped(lib);
     const reference = giou(predData, targetData, W1_BATCH, W1_BOXES);
     const tcm = () => ops.giou_tcm.giou(pred, target), multicore = () => ops.giou_multicore.giou(pred, target);
+    seedCppKernel("giou-fixed");
+    const cpp = () => ops.bench_cpp_giou_fixed.giou(pred, target);
     return [{
       name: "giou",
       title: `W1 GIOU, ${W1_BATCH} x ${W1_BOXES} box pairs`,
@@ -38,6 +41,7 @@ export const giouSuite: Suite = {
         { name: "elementwise", run: () => ops.giou_elementwise.giou(pred, target) },
         { name: "tcm", run: tcm },
         { name: "multicore-tcm", run: multicore },
+        { name: "cpp-seed", run: cpp },
         { name: "naive-ts", run: () => giouNaive(predData, targetData) },
         { name: "fused-ts", run: () => giou(predData, targetData, W1_BATCH, W1_BOXES) }, // the reference is one fused loop
         { name: "tfjs-wasm", run: () => giouTfjs(t, tfPred, tfTarget) },
@@ -53,6 +57,17 @@ export const giouSuite: Suite = {
       elements: W1_BATCH * W1_BOXES,
       paired: true,
       variants: [{ name: "tcm", run: tcm }, { name: "multicore-tcm", run: multicore }],
+    }, {
+      // The corrected seed C++ kernel against the hand-tuned v128 AssemblyScript kernel, both on 8 logical
+      // cores, in alternating bursts: the paired ratio time(cpp-seed) / time(multicore-tcm) is W1's C++ cost.
+      name: "giou-cpp",
+      title: `W1 GIOU, ${W1_BATCH} x ${W1_BOXES} box pairs: the seed's C++ kernel (scalar loop, clang) against the v128 AssemblyScript kernel`,
+      reference,
+      tolerance: GIOU_TOLERANCE,
+      baseline: "multicore-tcm",
+      elements: W1_BATCH * W1_BOXES,
+      paired: true,
+      variants: [{ name: "multicore-tcm", run: multicore }, { name: "cpp-seed", run: cpp }],
     }];
   },
 };

@@ -106,10 +106,12 @@ class Library {
 }  // namespace torch
 
 /** Declares library `name`; the block that follows registers its operators with m.def(...). */
-#define NEURON_LIBRARY(name, m)                                                           \
-  static void neuron_library_body_##name(torch::Library& m);                     \
+#define NEURON_LIBRARY(name, m) GPSIMD_NEURON_LIBRARY(name, m)
+// A second step, so that a library name defined as a macro (-Dmy_ops=other) is expanded first.
+#define GPSIMD_NEURON_LIBRARY(name, m)                                                    \
+  static void neuron_library_body_##name(torch::Library& m);                              \
   extern "C" __attribute__((export_name("neuron_library:" #name))) void neuron_library_##name() { \
-    torch::Library library;                                                       \
+    torch::Library library;                                                               \
     neuron_library_body_##name(library);                                                  \
   }                                                                                       \
   static void neuron_library_body_##name(torch::Library& m)
