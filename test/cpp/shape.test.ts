@@ -99,6 +99,13 @@ describe("NEURON_LIBRARY in C++", () => {
     expect(() => ops.errors_unknown_kernel).toThrow(RegistryError);
   });
 
+  it("shape sources without NEURON_LIBRARY: the same RegistryError as TypeScript", () => {
+    const name = "cpp_shape_no_library";
+    expectGpsimdError(() => custom_op.load({
+      name, build_directory: TEST_BUILD_DIR, compute_srcs: [fixturePath("errors", "good.ts")], shape_srcs: [fixturePath("cpp-shape", "no-library.cpp")],
+    }), RegistryError, "E_NO_LIBRARY_DECLARED", [`lib${name} (${path.join(TEST_BUILD_DIR, `lib${name}.wasm`)}): the shape sources never call NEURON_LIBRARY`]);
+  });
+
   it("a shape source that does not compile: BuildError with clang's file:line:column and message", () => {
     const file = fixturePath("cpp-shape", "broken.cpp");
     const line = readFileSync(file, "utf8").split("\n").findIndex((l) => l.includes("@compile-error")) + 1;
