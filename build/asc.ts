@@ -30,6 +30,8 @@ export interface AscInput {
   passes: string[];
   /** Source texts already read, by absolute path; filled on first read, so every compile of a build sees the same sources. */
   sourceCache?: Map<string, string>;
+  /** Re-export the imported memory as "memory" (the C++ device runtime lends it to the kernel it is merged with). */
+  exportMemory?: boolean;
 }
 
 /** A diagnostic from the compiler, with its place in the sources. */
@@ -65,7 +67,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
     "--outFile", "out.wasm", "--sourceMap",
     "--optimizeLevel", String(input.optimizeLevel), "--shrinkLevel", "0",
     "--runtime", "stub", "--debug",
-    "--importMemory", "--sharedMemory", "--noExportMemory", "--initialMemory", String(INITIAL_PAGES), "--maximumMemory", "65536",
+    "--importMemory", "--sharedMemory", ...(input.exportMemory ? [] : ["--noExportMemory"]), "--initialMemory", String(INITIAL_PAGES), "--maximumMemory", "65536",
     "--enable", "simd,threads", "--memoryBase", String(input.memoryBase),
     "--path", VIRTUAL_ROOT, "--baseDir", "/", "--noColors",
     ...Object.entries(input.constants).flatMap(([name, value]) => ["--use", `${name}=${value}`]),

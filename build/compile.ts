@@ -6,13 +6,15 @@ import { readFile } from "node:fs/promises";
 import { compileOnce, type AscDiagnostic } from "./asc.js";
 import { makeRelocatable } from "./relocate.js";
 import { kernelSignatures, type KernelSignature } from "./signatures.js";
-import { transpileShapeSources, collectShapeFiles } from "./shape-sources.js";
-import { compileCppShapes, isCppSource } from "./cpp/shape-module.js";
+import { transpileShapeSources, collectShapeFiles, type ShapeModule } from "./shape-sources.js";
+import { compileCppShapes } from "./cpp/shape-module.js";
 import { BUILD_BASE_A, BUILD_BASE_B } from "../host/library/build-constants.js";
 import { ABI_VERSION } from "../host/device/layout.js";
 import { LIBRARY_FORMAT, type LibraryParts } from "../host/library/library-file.js";
 import { inputsHash } from "./hash.js";
 import { cflagConstants } from "./cflags.js";
+import { buildCpp, isCppSource } from "./cpp/build-cpp.js";
+import { MissingCompilerError } from "./cpp/toolchain.js";
 
 /** What to build. Paths are absolute. */
 export interface BuildRequest {
@@ -38,8 +40,25 @@ function formatDiagnostic(d: AscDiagnostic): string {
   return `${d.file ? `${d.file}:${d.line}:${d.column}: ` : ""}${d.category}: ${d.message}`;
 }
 
+/** The shape sources as the library file holds them: TypeScript transpiled, or C++ compiled to a host module (base64). */
+async function buildShapes(req: BuildRequest): Promise<{ modules: ShapeModule[]; cppShapeModule?: string; files: { file: string; text: string }[]; errors: string[] }> {
+  if (req.shapeSrcs.some(isCppSource)) {
+    const cpp = await compileCppShapes(req.shapeSrcs, req.extraCflags);
+    if ("messages" in cpp) return { modules: [], files: [], errors: cpp.messages };
+    return { modules: [], cppShapeModule: Buffer.from(cpp.wasm).toString("base64"), files: [...cpp.texts].map(([file, text]) => ({ file, text })), errors: [] };
+  }
+  const files = collectShapeFiles(req.shapeSrcs);
+  const { modules, errors } = transpileShapeSources(files);
+  return { modules, files, errors };
+}
+
 /** Builds the library; returns its parts, or the messages that explain why it failed. */
 export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | BuildFailure> {
+  const cpp = req.computeSrcs.filter(isCppSource);
+  if (cpp.length && cpp.length !== req.computeSrcs.length) {
+    return { messages: [`a library's compute sources are all C++ (.cpp, .cc, .cxx) or all AssemblyScript; got ${req.computeSrcs.map((f) => f.split("/").pop()).join(", ")}`] };
+  }
+  if (cpp.length) return buildCppLibrary(req);
   const messages: string[] = [];
   const kernels: KernelSignature[] = [];
   for (const file of req.computeSrcs) {
@@ -47,10 +66,8 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
     kernels.push(...found);
     messages.push(...problems.map((p) => `${p.file}:${p.line}: error: ${p.message}`));
   }
-  const cppShapes = req.shapeSrcs.some(isCppSource) ? await compileCppShapes(req.shapeSrcs, req.extraCflags) : null;
-  if (cppShapes && "messages" in cppShapes) messages.push(...cppShapes.messages);
-  const shapeFiles = cppShapes && "texts" in cppShapes ? [...cppShapes.texts].map(([file, text]) => ({ file, text })) : collectShapeFiles(req.shapeSrcs);
-  const shapes = cppShapes ? { modules: [], errors: [] } : transpileShapeSources(shapeFiles);
+  const shapes = await buildShapes(req);
+  const shapeFiles = shapes.files;
   messages.push(...shapes.errors);
   if (messages.length) return { messages };
 
@@ -74,12 +91,38 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
   return {
     manifest: {
       format: LIBRARY_FORMAT, name: req.name, abi: ABI_VERSION, multicore: req.multicore, sanitize: req.sanitize,
-      extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels, shapeModules: shapes.modules,
-      ...(cppShapes && "wasm" in cppShapes ? { cppShapeModule: Buffer.from(cppShapes.wasm).toString("base64") } : {}),
+      extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels, shapeModules: shapes.modules, cppShapeModule: shapes.cppShapeModule,
       hash: inputsHash(req.hashSettings, texts), inputs,
       computeSrcs: req.computeSrcs, shapeSrcs: req.shapeSrcs,
     },
     wasm: reloc.wasm, codeRelocs: reloc.codeRelocs, data: reloc.data, dataRelocs: reloc.dataRelocs,
     offsetMap: reloc.offsetMap, sourceMap: a.sourceMap ?? "",
+  };
+}
+
+/** A library whose compute sources are C++ (build/cpp/): the same parts, from one merged kernel module. */
+async function buildCppLibrary(req: BuildRequest): Promise<LibraryParts | BuildFailure> {
+  const shapes = await buildShapes(req);
+  const shapeFiles = shapes.files;
+  if (shapes.errors.length) return { messages: shapes.errors };
+  let built;
+  try {
+    built = await buildCpp({ computeSrcs: req.computeSrcs, extraCflags: req.extraCflags, sanitize: req.sanitize });
+  } catch (e) {
+    if (e instanceof MissingCompilerError) return { messages: [e.message] };
+    throw e;
+  }
+  if ("messages" in built) return built;
+  const texts = new Map<string, string>([...built.texts, ...shapeFiles.map(({ file, text }) => [file, text] as const)]);
+  const { reloc } = built;
+  return {
+    manifest: {
+      format: LIBRARY_FORMAT, name: req.name, abi: ABI_VERSION, multicore: req.multicore, sanitize: req.sanitize,
+      extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels: built.kernels, shapeModules: shapes.modules, cppShapeModule: shapes.cppShapeModule,
+      hash: inputsHash(req.hashSettings, texts), inputs: [...texts.keys()].sort(),
+      computeSrcs: req.computeSrcs, shapeSrcs: req.shapeSrcs,
+    },
+    wasm: reloc.wasm, codeRelocs: reloc.codeRelocs, data: reloc.data, dataRelocs: reloc.dataRelocs,
+    offsetMap: reloc.offsetMap, sourceMap: built.sourceMap,
   };
 }

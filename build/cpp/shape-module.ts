@@ -6,27 +6,20 @@
 import { readFile } from "node:fs/promises";
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { ASSEMBLY_DIR } from "../paths.js";
-
-/** The C++ headers gpsimd ships (torch/torch.h, torchneuron/register.h, ...). */
-export const INCLUDE_DIR = path.join(path.dirname(ASSEMBLY_DIR), "include");
-
-/** Source extensions that make a source C++. */
-export const CPP_EXTENSIONS = [".cpp", ".cc", ".cxx"];
-/** True for a C++ source file. */
-export function isCppSource(file: string): boolean { return CPP_EXTENSIONS.includes(path.extname(file).toLowerCase()); }
+import { CPP_INCLUDE_DIR } from "./clang-driver.js";
+import { clang, MissingCompilerError, type FileTree } from "./toolchain.js";
 
 const HEADER = /\.(h|hh|hpp|hxx|inc)$/i;
 
 /** The clang flags of shape modules: C++14 as on the device, no libc, the host answers the imports. */
 function shapeFlags(extraCflags: string[]): string[] {
   const allowed = extraCflags.filter((f) => /^-(D|U|std=|O)/.test(f));
-  return ["-std=c++14", "-O2", "-DGPSIMD_SHAPE_MODULE", "-fno-exceptions", "-fno-rtti", "-nostdlib", `-I${INCLUDE_DIR}`, ...allowed,
+  return ["--target=wasm32-wasip1", "-std=c++14", "-O2", "-DGPSIMD_SHAPE_MODULE", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-fno-exceptions", "-fno-rtti", "-nostdlib", `-I${CPP_INCLUDE_DIR}`, ...allowed,
     "-Wl,--no-entry", "-Wl,--export-table"];
 }
 
 /** A virtual file tree for the compiler: each file at its absolute path, so clang's messages name real files. */
-type Tree = { [name: string]: Tree | string | Uint8Array };
+type Tree = FileTree;
 function place(tree: Tree, file: string, content: string | Uint8Array): void {
   const parts = file.split(path.sep).filter(Boolean);
   let dir = tree;
@@ -51,7 +44,13 @@ export type ShapeModuleResult = { wasm: Uint8Array; texts: Map<string, string> }
 
 /** Compiles the C++ shape sources into one host module. */
 export async function compileCppShapes(sources: string[], extraCflags: string[]): Promise<ShapeModuleResult> {
-  const { commands } = await import("@yowasp/clang");
+  let run;
+  try {
+    run = await clang();
+  } catch (e) {
+    if (e instanceof MissingCompilerError) return { messages: [e.message.replace("C++ kernel sources need", "C++ shape sources need")] };
+    throw e;
+  }
   const tree: Tree = {};
   const texts = new Map<string, string>();
   for (const file of sources) {
@@ -60,12 +59,12 @@ export async function compileCppShapes(sources: string[], extraCflags: string[])
     place(tree, file, text);
     await placeFolder(tree, texts, path.dirname(file), (n) => HEADER.test(n), false);
   }
-  await placeFolder(tree, texts, INCLUDE_DIR, () => true, true);
+  await placeFolder(tree, texts, CPP_INCLUDE_DIR, () => true, true);
   const out = path.join(path.dirname(sources[0]), ".gpsimd-shape.wasm");
   let stderr = "";
   const decoder = new TextDecoder();
   try {
-    const files = await commands["clang++"]([...shapeFlags(extraCflags), ...sources, "-o", out], tree, {
+    const files = await run(["clang++", ...shapeFlags(extraCflags), ...sources, "-o", out], tree, {
       stderr: (bytes: Uint8Array | null) => { if (bytes) stderr += decoder.decode(bytes, { stream: true }); },
     });
     const wasm = lookup(files as Tree, out);

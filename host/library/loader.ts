@@ -21,7 +21,7 @@ import { writeTypings } from "./typings.js";
 import { cflagConstants } from "../../build/cflags.js";
 import { inputsHash, readSources } from "../../build/hash.js";
 import { ASSEMBLY_DIR } from "../../build/paths.js";
-import { INCLUDE_DIR } from "../../build/cpp/shape-module.js";
+import { CPP_INCLUDE_DIR } from "../../build/cpp/clang-driver.js";
 import { ABI_VERSION } from "../device/layout.js";
 import { hbm } from "../device/hbm.js";
 import type { ShapeModule } from "../../build/shape-sources.js";
@@ -49,7 +49,7 @@ function hashKernelLibrary(): string {
     }
   };
   walk(ASSEMBLY_DIR);
-  walk(INCLUDE_DIR);
+  walk(CPP_INCLUDE_DIR);
   return (kernelLibraryHash = h.digest("hex"));
 }
 

@@ -1,77 +1,277 @@
-// torch/torch.h, provisional: the part of torch::Tensor a shape function uses
-// (sizes, dtype, factories) and the accessor that reads data, as imports of
-// the device runtime's C ABI (module "gpsimd-abi", assembly/cpp-abi.ts). The
-// kernel-side header replaces this file.
+// torch::Tensor and friends for GpSimd kernels on gpsimd: the kernel-side C++
+// API of the Neuron custom-operator library (see /docs: API), as thin handles
+// over gpsimd's device runtime (gpsimd/abi.h). Every check (bounds, TCM,
+// streams, coherence, multicore rules) happens in the runtime, exactly as for
+// AssemblyScript kernels, and reports the same errors.
+//
+// A Tensor is the address of its descriptor; accessors, partial indexes
+// (acc[i] of a 2-d accessor) and streams are runtime handles. Element types
+// are float, double, int64_t, int32_t, int16_t, uint16_t (bfloat16/float16
+// bits), int8_t, uint8_t.
 #pragma once
-#include <stddef.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <initializer_list>
+#include <gpsimd/abi.h>
 
 namespace torch {
-namespace abi {
-#define GPSIMD_IMPORT(name) extern "C" __attribute__((import_module("gpsimd-abi"), import_name(#name)))
-GPSIMD_IMPORT(gpsimd_dim) int32_t tensor_dim(int32_t t);
-GPSIMD_IMPORT(gpsimd_size) int64_t tensor_size(int32_t t, int32_t d);
-GPSIMD_IMPORT(gpsimd_numel) int64_t tensor_numel(int32_t t);
-GPSIMD_IMPORT(gpsimd_scalar_type) int32_t tensor_scalar_type(int32_t t);
-GPSIMD_IMPORT(gpsimd_empty) int32_t tensor_empty(const int64_t* sizes, int32_t ndim, int32_t dtype);
-GPSIMD_IMPORT(gpsimd_zeros) int32_t tensor_zeros(const int64_t* sizes, int32_t ndim, int32_t dtype);
-GPSIMD_IMPORT(gpsimd_ones) int32_t tensor_ones(const int64_t* sizes, int32_t ndim, int32_t dtype);
-GPSIMD_IMPORT(gpsimd_full) int32_t tensor_full(const int64_t* sizes, int32_t ndim, double value, int32_t dtype);
-GPSIMD_IMPORT(gpsimd_acc_open_f32) int32_t acc_open_f32(int32_t t, int32_t rank);
-GPSIMD_IMPORT(gpsimd_acc_get_f32) float acc_get_f32(int32_t acc, int64_t index);
-#undef GPSIMD_IMPORT
-}  // namespace abi
 
-enum ScalarType : int32_t { kFloat = 0, kBFloat16 = 1, kHalf = 2, kInt = 3, kChar = 4, kLong = 5, kShort = 6, kByte = 7 };
+/** Scalar types, numbered as in gpsimd (host/device/dtype.ts). */
+enum class ScalarType : int32_t { Float = 0, BFloat16 = 1, Half = 2, Int = 3, Char = 4, Long = 5, Short = 6, Byte = 7 };
+constexpr ScalarType kFloat = ScalarType::Float, kFloat32 = ScalarType::Float, kBFloat16 = ScalarType::BFloat16,
+  kHalf = ScalarType::Half, kFloat16 = ScalarType::Half, kInt = ScalarType::Int, kInt32 = ScalarType::Int,
+  kChar = ScalarType::Char, kInt8 = ScalarType::Char, kLong = ScalarType::Long, kInt64 = ScalarType::Long,
+  kShort = ScalarType::Short, kInt16 = ScalarType::Short, kByte = ScalarType::Byte, kUInt8 = ScalarType::Byte;
 
-class IntArrayRef {
- public:
-  IntArrayRef() : n_(0) {}
-  IntArrayRef(std::initializer_list<int64_t> v) : n_(0) { for (int64_t x : v) if (n_ < 8) data_[n_++] = x; }
-  int64_t operator[](size_t i) const { return data_[i]; }
-  size_t size() const { return n_; }
-  const int64_t* data() const { return data_; }
-  const int64_t* begin() const { return data_; }
-  const int64_t* end() const { return data_ + n_; }
-  void push_back(int64_t x) { data_[n_++] = x; }
- private:
-  int64_t data_[8];
-  size_t n_;
-};
-
+/** A number argument: floating or integral, as torch::Scalar. */
 class Scalar {
  public:
-  Scalar(double v) : v_(v) {}
-  double to_double() const { return v_; }
+  Scalar(double v) : d_(v), i_((int64_t)v), integral_(false) {}
+  Scalar(float v) : d_(v), i_((int64_t)v), integral_(false) {}
+  Scalar(int v) : d_(v), i_(v), integral_(true) {}
+  Scalar(unsigned v) : d_(v), i_(v), integral_(true) {}
+  Scalar(long v) : d_((double)v), i_(v), integral_(true) {}
+  Scalar(long long v) : d_((double)v), i_(v), integral_(true) {}
+  Scalar(unsigned long v) : d_((double)v), i_((int64_t)v), integral_(true) {}
+  Scalar(unsigned long long v) : d_((double)v), i_((int64_t)v), integral_(true) {}
+  double toDouble() const { return d_; }
+  float toFloat() const { return (float)d_; }
+  int64_t toLong() const { return i_; }
+  int32_t toInt() const { return (int32_t)i_; }
+  bool isIntegral(bool = false) const { return integral_; }
+  bool isFloatingPoint() const { return !integral_; }
+  template <class T> T to() const { return integral_ ? (T)i_ : (T)d_; }
  private:
-  double v_;
+  double d_;
+  int64_t i_;
+  bool integral_;
 };
 
-template <class T, size_t N> class TensorAccessor {
+namespace detail {
+template <class T> struct Elem;
+#define GPSIMD_ELEM(C, S) template <> struct Elem<C> { \
+  static void to_tcm(uint32_t t, const void* p, int64_t o, int64_t n) { gpsimd_to_tcm_##S(t, p, o, n); } \
+  static void from_tcm(uint32_t t, const void* p, int64_t o, int64_t n) { gpsimd_from_tcm_##S(t, p, o, n); } \
+  static uint32_t open(uint32_t t, int32_t rank) { return gpsimd_acc_open_##S(t, rank); } \
+  static C get(uint32_t a, int64_t i) { return gpsimd_acc_get_##S(a, i); } \
+  static void set(uint32_t a, int64_t i, C v) { gpsimd_acc_set_##S(a, i, v); } \
+  static C row_get(uint32_t h, int64_t j) { return gpsimd_row_get_##S(h, j); } \
+  static void row_set(uint32_t h, int64_t j, C v) { gpsimd_row_set_##S(h, j, v); } \
+  static uint32_t read_open(uint32_t t) { return gpsimd_read_open_##S(t); } \
+  static C read(uint32_t s) { return gpsimd_read_##S(s); } \
+  static int32_t read_close(uint32_t s) { return gpsimd_read_close_##S(s); } \
+  static uint32_t write_open(uint32_t t) { return gpsimd_write_open_##S(t); } \
+  static void write(uint32_t s, C v) { gpsimd_write_##S(s, v); } \
+  static int32_t write_close(uint32_t s) { return gpsimd_write_close_##S(s); } };
+GPSIMD_ELEM(float, f32) GPSIMD_ELEM(double, f64) GPSIMD_ELEM(int64_t, i64) GPSIMD_ELEM(int32_t, i32)
+GPSIMD_ELEM(int16_t, i16) GPSIMD_ELEM(uint16_t, u16) GPSIMD_ELEM(int8_t, i8) GPSIMD_ELEM(uint8_t, u8)
+#undef GPSIMD_ELEM
+template <class T> struct Elem<const T> : Elem<T> {};
+template <> struct Elem<long> : Elem<int64_t> {};
+template <> struct Elem<char> : Elem<int8_t> {};
+
+/** One element reached through an accessor: reads and writes go through the runtime's checks. */
+template <class T, bool Row>
+class ElementRef {
  public:
-  explicit TensorAccessor(int32_t t) : t_(abi::acc_open_f32(t, 0)) {}
-  T operator[](int64_t i) const { return abi::acc_get_f32(t_, i); }
+  ElementRef(uint32_t h, int64_t i) : h_(h), i_(i) {}
+  operator T() const { return Row ? Elem<T>::row_get(h_, i_) : Elem<T>::get(h_, i_); }
+  ElementRef& operator=(T v) { if (Row) Elem<T>::row_set(h_, i_, v); else Elem<T>::set(h_, i_, v); return *this; }
+  ElementRef& operator=(const ElementRef& o) { return *this = (T)o; }
+  ElementRef& operator+=(T v) { return *this = (T)*this + v; }
+  ElementRef& operator-=(T v) { return *this = (T)*this - v; }
+  ElementRef& operator*=(T v) { return *this = (T)*this * v; }
+  ElementRef& operator/=(T v) { return *this = (T)*this / v; }
  private:
-  int32_t t_;
+  uint32_t h_;
+  int64_t i_;
 };
 
+/** A partial index of an N-d accessor with M indexes left (acc[i] of a 2-d accessor has M = 1). */
+template <class T, size_t M>
+class RowRef {
+ public:
+  explicit RowRef(uint32_t h) : h_(h) {}
+  RowRef<T, M - 1> operator[](int64_t j) const { return RowRef<T, M - 1>(gpsimd_row_next(h_, j)); }
+ private:
+  uint32_t h_;
+};
+template <class T>
+class RowRef<T, 1> {
+ public:
+  explicit RowRef(uint32_t h) : h_(h) {}
+  ElementRef<T, true> operator[](int64_t j) const { return ElementRef<T, true>(h_, j); }
+ private:
+  uint32_t h_;
+};
+}  // namespace detail
+
+/** Element-wise accessor, accessor<T, N>(): acc[i] (N = 1) or acc[i][j]... Every access goes to HBM. Single-core only. */
+template <class T, size_t N>
+class TensorAccessor {
+ public:
+  explicit TensorAccessor(uint32_t a) : a_(a) {}
+  detail::RowRef<T, N - 1> operator[](int64_t i) const { return detail::RowRef<T, N - 1>(gpsimd_acc_row(a_, i)); }
+ private:
+  uint32_t a_;
+};
+template <class T>
+class TensorAccessor<T, 1> {
+ public:
+  explicit TensorAccessor(uint32_t a) : a_(a) {}
+  detail::ElementRef<T, false> operator[](int64_t i) const { return detail::ElementRef<T, false>(a_, i); }
+  int64_t size(int64_t) const { return gpsimd_numel(a_); }
+ private:
+  uint32_t a_;
+};
+
+/** Bulk copies between a tensor and TCM; offsets index the flattened tensor. The fast path; multicore-safe. */
+class TensorTcmAccessor {
+ public:
+  explicit TensorTcmAccessor(uint32_t t) : t_(t) {}
+  template <class T> void tensor_to_tcm(T* tcm_ptr, int64_t tensor_offset, int64_t num_elem) const {
+    detail::Elem<T>::to_tcm(t_, tcm_ptr, tensor_offset, num_elem);
+  }
+  template <class T> void tcm_to_tensor(const T* tcm_ptr, int64_t tensor_offset, int64_t num_elem) const {
+    detail::Elem<T>::from_tcm(t_, tcm_ptr, tensor_offset, num_elem);
+  }
+ private:
+  uint32_t t_;
+};
+
+/** Sequential reader through a 4 KB TCM cache. Single-core only. */
+template <class T>
+class TensorReadStreamAccessor {
+ public:
+  explicit TensorReadStreamAccessor(uint32_t s) : s_(s) {}
+  T read() { return detail::Elem<T>::read(s_); }
+  int close() { return detail::Elem<T>::read_close(s_); }
+ private:
+  uint32_t s_;
+};
+
+/** Sequential writer through a 4 KB TCM cache; close() flushes. Single-core only. */
+template <class T>
+class TensorWriteStreamAccessor {
+ public:
+  explicit TensorWriteStreamAccessor(uint32_t s) : s_(s) {}
+  void write(T v) { detail::Elem<T>::write(s_, v); }
+  int close() { return detail::Elem<T>::write_close(s_); }
+ private:
+  uint32_t s_;
+};
+
+/** How potentially incoherent accessor use on a tensor is treated. */
+struct CoherencyEnforcer {
+  enum class Policy : int32_t { COHERENT = 0, INCOHERENT_VERBOSE = 1, INCOHERENT_QUIET = 2 };
+};
+
+/** The sizes of a tensor: sizes()[d], size(). */
+class IntArrayRef {
+ public:
+  explicit IntArrayRef(uint32_t t) : t_(t), list_(nullptr), n_(gpsimd_dim(t)) {}
+  IntArrayRef(std::initializer_list<int64_t> l) : t_(0), list_(l.begin()), n_((int32_t)l.size()) {}
+  int64_t operator[](size_t d) const { return list_ ? list_[d] : gpsimd_size(t_, (int32_t)d); }
+  size_t size() const { return (size_t)n_; }
+  /** Copies the sizes into out (at least 8 entries); returns how many. */
+  int32_t copy_to(int64_t* out) const { for (int32_t d = 0; d < n_ && d < 8; d++) out[d] = (*this)[d]; return n_; }
+ private:
+  uint32_t t_;
+  const int64_t* list_;
+  int32_t n_;
+};
+
+/** A tensor in device memory (HBM): an operator argument, the output, or one made by the kernel. */
 class Tensor {
  public:
-  static Tensor gpsimd_from(uint32_t h) { Tensor t; t.h_ = h; return t; }
-  uint32_t gpsimd_handle() const { return h_; }
-  IntArrayRef sizes() const { IntArrayRef s; for (int32_t d = 0; d < dim(); d++) s.push_back(abi::tensor_size(h_, d)); return s; }
-  int64_t size(int32_t d) const { return abi::tensor_size(h_, d); }
-  int64_t dim() const { return abi::tensor_dim(h_); }
-  int64_t numel() const { return abi::tensor_numel(h_); }
-  ScalarType scalar_type() const { return static_cast<ScalarType>(abi::tensor_scalar_type(h_)); }
-  template <class T, size_t N> TensorAccessor<T, N> accessor() const { return TensorAccessor<T, N>(h_); }
+  Tensor() : t_(0) {}
+  IntArrayRef sizes() const { return IntArrayRef(t_); }
+  int64_t size(int64_t d) const { return gpsimd_size(t_, (int32_t)d); }
+  int64_t stride(int64_t d) const { return gpsimd_stride(t_, (int32_t)d); }
+  int64_t numel() const { return gpsimd_numel(t_); }
+  int64_t dim() const { return gpsimd_dim(t_); }
+  ScalarType scalar_type() const { return (ScalarType)gpsimd_scalar_type(t_); }
+  ScalarType dtype() const { return scalar_type(); }
+  template <class T, size_t N = 1> TensorAccessor<T, N> accessor() const {
+    return TensorAccessor<T, N>(detail::Elem<T>::open(t_, (int32_t)N));
+  }
+  TensorTcmAccessor tcm_accessor() const { return TensorTcmAccessor(t_); }
+  template <class T> TensorReadStreamAccessor<T> read_stream_accessor() const {
+    return TensorReadStreamAccessor<T>(detail::Elem<T>::read_open(t_));
+  }
+  template <class T> TensorWriteStreamAccessor<T> write_stream_accessor() const {
+    return TensorWriteStreamAccessor<T>(detail::Elem<T>::write_open(t_));
+  }
+  void set_accessor_coherence_policy(CoherencyEnforcer::Policy p) const { gpsimd_set_policy(t_, (int32_t)p); }
+  CoherencyEnforcer::Policy get_accessor_coherence_policy() const { return (CoherencyEnforcer::Policy)gpsimd_get_policy(t_); }
+  Tensor& fill_(Scalar v) { if (v.isIntegral()) gpsimd_fill_i(t_, v.toLong()); else gpsimd_fill(t_, v.toDouble()); return *this; }
+  Tensor& zero_() { gpsimd_fill_i(t_, 0); return *this; }
+
+  /** The descriptor address (for gpsimd's own glue code). */
+  uint32_t gpsimd_handle() const { return t_; }
+  static Tensor gpsimd_from(uint32_t t) { Tensor x; x.t_ = t; return x; }
  private:
-  int32_t h_ = 0;
+  uint32_t t_;
 };
 
-inline Tensor empty(IntArrayRef s, ScalarType t) { return Tensor::gpsimd_from(abi::tensor_empty(s.data(), s.size(), t)); }
-inline Tensor zeros(IntArrayRef s, ScalarType t) { return Tensor::gpsimd_from(abi::tensor_zeros(s.data(), s.size(), t)); }
-inline Tensor ones(IntArrayRef s, ScalarType t) { return Tensor::gpsimd_from(abi::tensor_ones(s.data(), s.size(), t)); }
-inline Tensor full(IntArrayRef s, Scalar v, ScalarType t) { return Tensor::gpsimd_from(abi::tensor_full(s.data(), s.size(), v.to_double(), t)); }
+namespace detail {
+inline Tensor T(uint32_t h) { return Tensor::gpsimd_from(h); }
+}
+
+// Factories: the data lives on the core's kernel heap until the launch ends.
+inline Tensor empty(IntArrayRef s, ScalarType d) { int64_t v[8]; int32_t n = s.copy_to(v); return detail::T(gpsimd_empty(v, n, (int32_t)d)); }
+inline Tensor zeros(IntArrayRef s, ScalarType d) { int64_t v[8]; int32_t n = s.copy_to(v); return detail::T(gpsimd_zeros(v, n, (int32_t)d)); }
+inline Tensor ones(IntArrayRef s, ScalarType d) { int64_t v[8]; int32_t n = s.copy_to(v); return detail::T(gpsimd_ones(v, n, (int32_t)d)); }
+inline Tensor full(IntArrayRef s, Scalar x, ScalarType d) {
+  int64_t v[8]; int32_t n = s.copy_to(v);
+  return detail::T(x.isIntegral() ? gpsimd_full_i(v, n, x.toLong(), (int32_t)d) : gpsimd_full(v, n, x.toDouble(), (int32_t)d));
+}
+inline Tensor eye(int64_t n, ScalarType d) { return detail::T(gpsimd_eye(n, n, (int32_t)d)); }
+inline Tensor eye(int64_t n, int64_t m, ScalarType d) { return detail::T(gpsimd_eye(n, m, (int32_t)d)); }
+
+// Tensor operations (no broadcasting: shapes must match), each with an _out form.
+#define GPSIMD_UNARY(op) \
+  inline Tensor op(const Tensor& self) { return detail::T(gpsimd_##op(0, self.gpsimd_handle())); } \
+  inline Tensor& op##_out(Tensor& result, const Tensor& self) { gpsimd_##op(result.gpsimd_handle(), self.gpsimd_handle()); return result; }
+GPSIMD_UNARY(abs) GPSIMD_UNARY(ceil) GPSIMD_UNARY(floor) GPSIMD_UNARY(sin) GPSIMD_UNARY(cos) GPSIMD_UNARY(tan)
+GPSIMD_UNARY(log) GPSIMD_UNARY(log2) GPSIMD_UNARY(log10) GPSIMD_UNARY(exp) GPSIMD_UNARY(bitwise_not)
+#undef GPSIMD_UNARY
+#define GPSIMD_BINARY(op) \
+  inline Tensor op(const Tensor& self, const Tensor& other) { return detail::T(gpsimd_##op(0, self.gpsimd_handle(), other.gpsimd_handle())); } \
+  inline Tensor& op##_out(Tensor& result, const Tensor& self, const Tensor& other) { gpsimd_##op(result.gpsimd_handle(), self.gpsimd_handle(), other.gpsimd_handle()); return result; }
+GPSIMD_BINARY(mul) GPSIMD_BINARY(div) GPSIMD_BINARY(pow) GPSIMD_BINARY(bitwise_and) GPSIMD_BINARY(bitwise_or)
+#undef GPSIMD_BINARY
+#define GPSIMD_SCALAR(op) \
+  inline Tensor op(const Tensor& self, Scalar other) { return detail::T(gpsimd_##op##_scalar(0, self.gpsimd_handle(), other.toDouble())); } \
+  inline Tensor& op##_out(Tensor& result, const Tensor& self, Scalar other) { gpsimd_##op##_scalar(result.gpsimd_handle(), self.gpsimd_handle(), other.toDouble()); return result; }
+GPSIMD_SCALAR(mul) GPSIMD_SCALAR(div) GPSIMD_SCALAR(pow)
+#undef GPSIMD_SCALAR
+#define GPSIMD_BITWISE_SCALAR(op) \
+  inline Tensor op(const Tensor& self, Scalar other) { return detail::T(gpsimd_##op##_scalar(0, self.gpsimd_handle(), other.toLong())); } \
+  inline Tensor& op##_out(Tensor& result, const Tensor& self, Scalar other) { gpsimd_##op##_scalar(result.gpsimd_handle(), self.gpsimd_handle(), other.toLong()); return result; }
+GPSIMD_BITWISE_SCALAR(bitwise_and) GPSIMD_BITWISE_SCALAR(bitwise_or)
+#undef GPSIMD_BITWISE_SCALAR
+#define GPSIMD_ALPHA(op) \
+  inline Tensor op(const Tensor& self, const Tensor& other, Scalar alpha = 1) { return detail::T(gpsimd_##op(0, self.gpsimd_handle(), other.gpsimd_handle(), alpha.toDouble())); } \
+  inline Tensor& op##_out(Tensor& result, const Tensor& self, const Tensor& other, Scalar alpha = 1) { gpsimd_##op(result.gpsimd_handle(), self.gpsimd_handle(), other.gpsimd_handle(), alpha.toDouble()); return result; } \
+  inline Tensor op(const Tensor& self, Scalar other, Scalar alpha = 1) { return detail::T(gpsimd_##op##_scalar(0, self.gpsimd_handle(), other.toDouble(), alpha.toDouble())); } \
+  inline Tensor& op##_out(Tensor& result, const Tensor& self, Scalar other, Scalar alpha = 1) { gpsimd_##op##_scalar(result.gpsimd_handle(), self.gpsimd_handle(), other.toDouble(), alpha.toDouble()); return result; }
+GPSIMD_ALPHA(add) GPSIMD_ALPHA(sub)
+#undef GPSIMD_ALPHA
+inline Tensor clamp(const Tensor& self, Scalar lo, Scalar hi) { return detail::T(gpsimd_clamp(0, self.gpsimd_handle(), lo.toDouble(), hi.toDouble())); }
+inline Tensor& clamp_out(Tensor& result, const Tensor& self, Scalar lo, Scalar hi) { gpsimd_clamp(result.gpsimd_handle(), self.gpsimd_handle(), lo.toDouble(), hi.toDouble()); return result; }
+
+namespace neuron {
+/** TCM from this core's 16 KB pool; nullptr when the pool cannot satisfy the request. */
+inline void* tcm_malloc(size_t nbytes) { return (void*)(uintptr_t)gpsimd_tcm_malloc((uint32_t)nbytes); }
+/** Frees a block from tcm_malloc (anything else is an error). */
+inline void tcm_free(void* ptr) { gpsimd_tcm_free((uint32_t)(uintptr_t)ptr); }
+}  // namespace neuron
 }  // namespace torch
+
+/** The operator's output tensor, allocated from the shape function: write the result here. */
+inline torch::Tensor get_dst_tensor() { return torch::Tensor::gpsimd_from(gpsimd_dst()); }
+/** Index of this core, in [0, get_cpu_count()). */
+inline uint32_t get_cpu_id() { return gpsimd_cpu_id(); }
+/** Number of cores running this kernel: 8 in a multicore library, 1 otherwise. */
+inline uint32_t get_cpu_count() { return gpsimd_cpu_count(); }

@@ -1,0 +1,265 @@
+// The device runtime's C ABI: gpsimd's kernel library (this folder) exported
+// as numbers-only functions, so that a C++ kernel module calls the one
+// implementation of the device API and its checks. build/cpp/ compiles this
+// file with asc into the "device runtime" module and merges it with the C++
+// kernel, whose headers (include/gpsimd/abi.h) import these names from the
+// import module "gpsimd-abi". Tensors are descriptor addresses, pointers are
+// addresses; element types are spelled by suffix (f32 f64 i64 i32 i16 u16 i8 u8).
+import { Tensor } from "./tensor";
+import { get_cpu_id, get_cpu_count, get_dst_tensor } from "./core";
+import { tcm_malloc, tcm_free, TcmAccessor } from "./tcm";
+import { Accessor, Accessor2, Row1, Row2 } from "./accessor";
+import { ReadStreamAccessor, WriteStreamAccessor } from "./stream";
+import { printf } from "./printf";
+import { empty, zeros, ones, full, eye, fill_ } from "./factories";
+import { CTX } from "./core";
+import { CTX_PRINTF_ARGS, CTX_STAT_PRINTF_CALLS, PF_TAG_STRING } from "./layout";
+import { host_printf } from "./bindings/host";
+import * as ops from "./tensor-ops";
+
+// @ts-ignore: decorator
+@inline function T(desc: usize): Tensor { return changetype<Tensor>(desc); }
+
+export function gpsimd_cpu_id(): u32 { return get_cpu_id(); }
+export function gpsimd_cpu_count(): u32 { return get_cpu_count(); }
+export function gpsimd_dst(): usize { return changetype<usize>(get_dst_tensor()); }
+
+export function gpsimd_tcm_malloc(nbytes: usize): usize { return tcm_malloc(nbytes); }
+export function gpsimd_tcm_free(ptr: usize): void { tcm_free(ptr); }
+
+export function gpsimd_numel(desc: usize): i64 { return T(desc).numel(); }
+export function gpsimd_dim(desc: usize): i32 { return T(desc).dim(); }
+export function gpsimd_size(desc: usize, d: i32): i64 { return T(desc).size(d); }
+export function gpsimd_stride(desc: usize, d: i32): i64 { return T(desc).stride(d); }
+export function gpsimd_scalar_type(desc: usize): i32 { return T(desc).scalar_type(); }
+export function gpsimd_set_policy(desc: usize, policy: i32): void { T(desc).set_accessor_coherence_policy(policy); }
+export function gpsimd_get_policy(desc: usize): i32 { return T(desc).get_accessor_coherence_policy(); }
+
+/** A stack for the C++ kernel on this core's heap (emptied at every launch): returns its top. */
+export function gpsimd_stack(bytes: usize): usize { return heap.alloc(bytes) + bytes; }
+
+// Element-wise accessors: open (rank 0 = flat), flat get/set, and handles for acc[i][j] chains (as in accessor.ts).
+export function gpsimd_acc_row(desc: usize, i: i64): usize { return changetype<usize>(changetype<Accessor2<f32>>(desc)[i]); }
+export function gpsimd_row_next(handle: usize, i: i64): usize {
+  return changetype<usize>(changetype<Row2<f32>>(handle)[i]);
+}
+
+// Printf: the C side writes the argument records (strings as C addresses); the format is a C string.
+export function gpsimd_printf(fmt: usize, fmtBytes: i32, nargs: i32): void {
+  for (let i = 0; i < nargs; i++) {
+    const rec = CTX + CTX_PRINTF_ARGS + <usize>(i << 4);
+    if (load<i32>(rec) == PF_TAG_STRING) {
+      const p = <usize>load<u32>(rec, 8);
+      let n: usize = 0;
+      while (load<u8>(p + n) != 0) n++;
+      store<u32>(rec, <u32>changetype<usize>(String.UTF8.decodeUnsafe(p, n)), 8);
+    }
+  }
+  store<f64>(CTX, load<f64>(CTX, CTX_STAT_PRINTF_CALLS) + 1, CTX_STAT_PRINTF_CALLS);
+  host_printf(changetype<usize>(String.UTF8.decodeUnsafe(fmt, <usize>fmtBytes)), CTX + CTX_PRINTF_ARGS, nargs);
+}
+/** Where the C side writes printf's argument records (16 bytes each: tag, then the value at +8). */
+export function gpsimd_printf_args(): usize { return CTX + CTX_PRINTF_ARGS; }
+
+// Factories: sizes are an array of i64 in memory.
+function sizes_of(p: usize, n: i32): StaticArray<i64> {
+  const a = new StaticArray<i64>(n);
+  for (let i = 0; i < n; i++) unchecked(a[i] = load<i64>(p + (<usize>i << 3)));
+  return a;
+}
+export function gpsimd_empty(sizes: usize, n: i32, dtype: i32): usize { return changetype<usize>(empty(sizes_of(sizes, n), dtype)); }
+export function gpsimd_zeros(sizes: usize, n: i32, dtype: i32): usize { return changetype<usize>(zeros(sizes_of(sizes, n), dtype)); }
+export function gpsimd_ones(sizes: usize, n: i32, dtype: i32): usize { return changetype<usize>(ones(sizes_of(sizes, n), dtype)); }
+export function gpsimd_full(sizes: usize, n: i32, value: f64, dtype: i32): usize { return changetype<usize>(full<f64>(sizes_of(sizes, n), value, dtype)); }
+export function gpsimd_full_i(sizes: usize, n: i32, value: i64, dtype: i32): usize { return changetype<usize>(full<i64>(sizes_of(sizes, n), value, dtype)); }
+export function gpsimd_eye(n: i64, m: i64, dtype: i32): usize { return changetype<usize>(eye(n, m, dtype)); }
+export function gpsimd_fill(desc: usize, value: f64): usize { return changetype<usize>(fill_<f64>(T(desc), value)); }
+export function gpsimd_fill_i(desc: usize, value: i64): usize { return changetype<usize>(fill_<i64>(T(desc), value)); }
+
+export function gpsimd_to_tcm_f32(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tensor_to_tcm<f32>(tcm, offset, n); }
+export function gpsimd_from_tcm_f32(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tcm_to_tensor<f32>(tcm, offset, n); }
+export function gpsimd_acc_open_f32(desc: usize, rank: i32): usize {
+  if (rank == 0) return changetype<usize>(T(desc).accessor<f32>());
+  if (rank == 1) return changetype<usize>(T(desc).accessor1<f32>());
+  if (rank == 2) return changetype<usize>(T(desc).accessor2<f32>());
+  if (rank == 3) return changetype<usize>(T(desc).accessor3<f32>());
+  return changetype<usize>(T(desc).accessor4<f32>());
+}
+export function gpsimd_acc_get_f32(desc: usize, i: i64): f32 { return changetype<Accessor<f32>>(desc)[i]; }
+export function gpsimd_acc_set_f32(desc: usize, i: i64, v: f32): void { changetype<Accessor<f32>>(desc)[i] = v; }
+export function gpsimd_row_get_f32(handle: usize, j: i64): f32 { return changetype<Row1<f32>>(handle)[j]; }
+export function gpsimd_row_set_f32(handle: usize, j: i64, v: f32): void { changetype<Row1<f32>>(handle)[j] = v; }
+export function gpsimd_read_open_f32(desc: usize): usize { return changetype<usize>(T(desc).read_stream_accessor<f32>()); }
+export function gpsimd_read_f32(s: usize): f32 { return changetype<ReadStreamAccessor<f32>>(s).read(); }
+export function gpsimd_read_close_f32(s: usize): i32 { return changetype<ReadStreamAccessor<f32>>(s).close(); }
+export function gpsimd_write_open_f32(desc: usize): usize { return changetype<usize>(T(desc).write_stream_accessor<f32>()); }
+export function gpsimd_write_f32(s: usize, v: f32): void { changetype<WriteStreamAccessor<f32>>(s).write(v); }
+export function gpsimd_write_close_f32(s: usize): i32 { return changetype<WriteStreamAccessor<f32>>(s).close(); }
+
+export function gpsimd_to_tcm_f64(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tensor_to_tcm<f64>(tcm, offset, n); }
+export function gpsimd_from_tcm_f64(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tcm_to_tensor<f64>(tcm, offset, n); }
+export function gpsimd_acc_open_f64(desc: usize, rank: i32): usize {
+  if (rank == 0) return changetype<usize>(T(desc).accessor<f64>());
+  if (rank == 1) return changetype<usize>(T(desc).accessor1<f64>());
+  if (rank == 2) return changetype<usize>(T(desc).accessor2<f64>());
+  if (rank == 3) return changetype<usize>(T(desc).accessor3<f64>());
+  return changetype<usize>(T(desc).accessor4<f64>());
+}
+export function gpsimd_acc_get_f64(desc: usize, i: i64): f64 { return changetype<Accessor<f64>>(desc)[i]; }
+export function gpsimd_acc_set_f64(desc: usize, i: i64, v: f64): void { changetype<Accessor<f64>>(desc)[i] = v; }
+export function gpsimd_row_get_f64(handle: usize, j: i64): f64 { return changetype<Row1<f64>>(handle)[j]; }
+export function gpsimd_row_set_f64(handle: usize, j: i64, v: f64): void { changetype<Row1<f64>>(handle)[j] = v; }
+export function gpsimd_read_open_f64(desc: usize): usize { return changetype<usize>(T(desc).read_stream_accessor<f64>()); }
+export function gpsimd_read_f64(s: usize): f64 { return changetype<ReadStreamAccessor<f64>>(s).read(); }
+export function gpsimd_read_close_f64(s: usize): i32 { return changetype<ReadStreamAccessor<f64>>(s).close(); }
+export function gpsimd_write_open_f64(desc: usize): usize { return changetype<usize>(T(desc).write_stream_accessor<f64>()); }
+export function gpsimd_write_f64(s: usize, v: f64): void { changetype<WriteStreamAccessor<f64>>(s).write(v); }
+export function gpsimd_write_close_f64(s: usize): i32 { return changetype<WriteStreamAccessor<f64>>(s).close(); }
+
+export function gpsimd_to_tcm_i64(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tensor_to_tcm<i64>(tcm, offset, n); }
+export function gpsimd_from_tcm_i64(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tcm_to_tensor<i64>(tcm, offset, n); }
+export function gpsimd_acc_open_i64(desc: usize, rank: i32): usize {
+  if (rank == 0) return changetype<usize>(T(desc).accessor<i64>());
+  if (rank == 1) return changetype<usize>(T(desc).accessor1<i64>());
+  if (rank == 2) return changetype<usize>(T(desc).accessor2<i64>());
+  if (rank == 3) return changetype<usize>(T(desc).accessor3<i64>());
+  return changetype<usize>(T(desc).accessor4<i64>());
+}
+export function gpsimd_acc_get_i64(desc: usize, i: i64): i64 { return changetype<Accessor<i64>>(desc)[i]; }
+export function gpsimd_acc_set_i64(desc: usize, i: i64, v: i64): void { changetype<Accessor<i64>>(desc)[i] = v; }
+export function gpsimd_row_get_i64(handle: usize, j: i64): i64 { return changetype<Row1<i64>>(handle)[j]; }
+export function gpsimd_row_set_i64(handle: usize, j: i64, v: i64): void { changetype<Row1<i64>>(handle)[j] = v; }
+export function gpsimd_read_open_i64(desc: usize): usize { return changetype<usize>(T(desc).read_stream_accessor<i64>()); }
+export function gpsimd_read_i64(s: usize): i64 { return changetype<ReadStreamAccessor<i64>>(s).read(); }
+export function gpsimd_read_close_i64(s: usize): i32 { return changetype<ReadStreamAccessor<i64>>(s).close(); }
+export function gpsimd_write_open_i64(desc: usize): usize { return changetype<usize>(T(desc).write_stream_accessor<i64>()); }
+export function gpsimd_write_i64(s: usize, v: i64): void { changetype<WriteStreamAccessor<i64>>(s).write(v); }
+export function gpsimd_write_close_i64(s: usize): i32 { return changetype<WriteStreamAccessor<i64>>(s).close(); }
+
+export function gpsimd_to_tcm_i32(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tensor_to_tcm<i32>(tcm, offset, n); }
+export function gpsimd_from_tcm_i32(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tcm_to_tensor<i32>(tcm, offset, n); }
+export function gpsimd_acc_open_i32(desc: usize, rank: i32): usize {
+  if (rank == 0) return changetype<usize>(T(desc).accessor<i32>());
+  if (rank == 1) return changetype<usize>(T(desc).accessor1<i32>());
+  if (rank == 2) return changetype<usize>(T(desc).accessor2<i32>());
+  if (rank == 3) return changetype<usize>(T(desc).accessor3<i32>());
+  return changetype<usize>(T(desc).accessor4<i32>());
+}
+export function gpsimd_acc_get_i32(desc: usize, i: i64): i32 { return changetype<Accessor<i32>>(desc)[i]; }
+export function gpsimd_acc_set_i32(desc: usize, i: i64, v: i32): void { changetype<Accessor<i32>>(desc)[i] = v; }
+export function gpsimd_row_get_i32(handle: usize, j: i64): i32 { return changetype<Row1<i32>>(handle)[j]; }
+export function gpsimd_row_set_i32(handle: usize, j: i64, v: i32): void { changetype<Row1<i32>>(handle)[j] = v; }
+export function gpsimd_read_open_i32(desc: usize): usize { return changetype<usize>(T(desc).read_stream_accessor<i32>()); }
+export function gpsimd_read_i32(s: usize): i32 { return changetype<ReadStreamAccessor<i32>>(s).read(); }
+export function gpsimd_read_close_i32(s: usize): i32 { return changetype<ReadStreamAccessor<i32>>(s).close(); }
+export function gpsimd_write_open_i32(desc: usize): usize { return changetype<usize>(T(desc).write_stream_accessor<i32>()); }
+export function gpsimd_write_i32(s: usize, v: i32): void { changetype<WriteStreamAccessor<i32>>(s).write(v); }
+export function gpsimd_write_close_i32(s: usize): i32 { return changetype<WriteStreamAccessor<i32>>(s).close(); }
+
+export function gpsimd_to_tcm_i16(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tensor_to_tcm<i16>(tcm, offset, n); }
+export function gpsimd_from_tcm_i16(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tcm_to_tensor<i16>(tcm, offset, n); }
+export function gpsimd_acc_open_i16(desc: usize, rank: i32): usize {
+  if (rank == 0) return changetype<usize>(T(desc).accessor<i16>());
+  if (rank == 1) return changetype<usize>(T(desc).accessor1<i16>());
+  if (rank == 2) return changetype<usize>(T(desc).accessor2<i16>());
+  if (rank == 3) return changetype<usize>(T(desc).accessor3<i16>());
+  return changetype<usize>(T(desc).accessor4<i16>());
+}
+export function gpsimd_acc_get_i16(desc: usize, i: i64): i16 { return changetype<Accessor<i16>>(desc)[i]; }
+export function gpsimd_acc_set_i16(desc: usize, i: i64, v: i16): void { changetype<Accessor<i16>>(desc)[i] = v; }
+export function gpsimd_row_get_i16(handle: usize, j: i64): i16 { return changetype<Row1<i16>>(handle)[j]; }
+export function gpsimd_row_set_i16(handle: usize, j: i64, v: i16): void { changetype<Row1<i16>>(handle)[j] = v; }
+export function gpsimd_read_open_i16(desc: usize): usize { return changetype<usize>(T(desc).read_stream_accessor<i16>()); }
+export function gpsimd_read_i16(s: usize): i16 { return changetype<ReadStreamAccessor<i16>>(s).read(); }
+export function gpsimd_read_close_i16(s: usize): i32 { return changetype<ReadStreamAccessor<i16>>(s).close(); }
+export function gpsimd_write_open_i16(desc: usize): usize { return changetype<usize>(T(desc).write_stream_accessor<i16>()); }
+export function gpsimd_write_i16(s: usize, v: i16): void { changetype<WriteStreamAccessor<i16>>(s).write(v); }
+export function gpsimd_write_close_i16(s: usize): i32 { return changetype<WriteStreamAccessor<i16>>(s).close(); }
+
+export function gpsimd_to_tcm_u16(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tensor_to_tcm<u16>(tcm, offset, n); }
+export function gpsimd_from_tcm_u16(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tcm_to_tensor<u16>(tcm, offset, n); }
+export function gpsimd_acc_open_u16(desc: usize, rank: i32): usize {
+  if (rank == 0) return changetype<usize>(T(desc).accessor<u16>());
+  if (rank == 1) return changetype<usize>(T(desc).accessor1<u16>());
+  if (rank == 2) return changetype<usize>(T(desc).accessor2<u16>());
+  if (rank == 3) return changetype<usize>(T(desc).accessor3<u16>());
+  return changetype<usize>(T(desc).accessor4<u16>());
+}
+export function gpsimd_acc_get_u16(desc: usize, i: i64): u16 { return changetype<Accessor<u16>>(desc)[i]; }
+export function gpsimd_acc_set_u16(desc: usize, i: i64, v: u16): void { changetype<Accessor<u16>>(desc)[i] = v; }
+export function gpsimd_row_get_u16(handle: usize, j: i64): u16 { return changetype<Row1<u16>>(handle)[j]; }
+export function gpsimd_row_set_u16(handle: usize, j: i64, v: u16): void { changetype<Row1<u16>>(handle)[j] = v; }
+export function gpsimd_read_open_u16(desc: usize): usize { return changetype<usize>(T(desc).read_stream_accessor<u16>()); }
+export function gpsimd_read_u16(s: usize): u16 { return changetype<ReadStreamAccessor<u16>>(s).read(); }
+export function gpsimd_read_close_u16(s: usize): i32 { return changetype<ReadStreamAccessor<u16>>(s).close(); }
+export function gpsimd_write_open_u16(desc: usize): usize { return changetype<usize>(T(desc).write_stream_accessor<u16>()); }
+export function gpsimd_write_u16(s: usize, v: u16): void { changetype<WriteStreamAccessor<u16>>(s).write(v); }
+export function gpsimd_write_close_u16(s: usize): i32 { return changetype<WriteStreamAccessor<u16>>(s).close(); }
+
+export function gpsimd_to_tcm_i8(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tensor_to_tcm<i8>(tcm, offset, n); }
+export function gpsimd_from_tcm_i8(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tcm_to_tensor<i8>(tcm, offset, n); }
+export function gpsimd_acc_open_i8(desc: usize, rank: i32): usize {
+  if (rank == 0) return changetype<usize>(T(desc).accessor<i8>());
+  if (rank == 1) return changetype<usize>(T(desc).accessor1<i8>());
+  if (rank == 2) return changetype<usize>(T(desc).accessor2<i8>());
+  if (rank == 3) return changetype<usize>(T(desc).accessor3<i8>());
+  return changetype<usize>(T(desc).accessor4<i8>());
+}
+export function gpsimd_acc_get_i8(desc: usize, i: i64): i8 { return changetype<Accessor<i8>>(desc)[i]; }
+export function gpsimd_acc_set_i8(desc: usize, i: i64, v: i8): void { changetype<Accessor<i8>>(desc)[i] = v; }
+export function gpsimd_row_get_i8(handle: usize, j: i64): i8 { return changetype<Row1<i8>>(handle)[j]; }
+export function gpsimd_row_set_i8(handle: usize, j: i64, v: i8): void { changetype<Row1<i8>>(handle)[j] = v; }
+export function gpsimd_read_open_i8(desc: usize): usize { return changetype<usize>(T(desc).read_stream_accessor<i8>()); }
+export function gpsimd_read_i8(s: usize): i8 { return changetype<ReadStreamAccessor<i8>>(s).read(); }
+export function gpsimd_read_close_i8(s: usize): i32 { return changetype<ReadStreamAccessor<i8>>(s).close(); }
+export function gpsimd_write_open_i8(desc: usize): usize { return changetype<usize>(T(desc).write_stream_accessor<i8>()); }
+export function gpsimd_write_i8(s: usize, v: i8): void { changetype<WriteStreamAccessor<i8>>(s).write(v); }
+export function gpsimd_write_close_i8(s: usize): i32 { return changetype<WriteStreamAccessor<i8>>(s).close(); }
+
+export function gpsimd_to_tcm_u8(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tensor_to_tcm<u8>(tcm, offset, n); }
+export function gpsimd_from_tcm_u8(desc: usize, tcm: usize, offset: i64, n: i64): void { changetype<TcmAccessor>(desc).tcm_to_tensor<u8>(tcm, offset, n); }
+export function gpsimd_acc_open_u8(desc: usize, rank: i32): usize {
+  if (rank == 0) return changetype<usize>(T(desc).accessor<u8>());
+  if (rank == 1) return changetype<usize>(T(desc).accessor1<u8>());
+  if (rank == 2) return changetype<usize>(T(desc).accessor2<u8>());
+  if (rank == 3) return changetype<usize>(T(desc).accessor3<u8>());
+  return changetype<usize>(T(desc).accessor4<u8>());
+}
+export function gpsimd_acc_get_u8(desc: usize, i: i64): u8 { return changetype<Accessor<u8>>(desc)[i]; }
+export function gpsimd_acc_set_u8(desc: usize, i: i64, v: u8): void { changetype<Accessor<u8>>(desc)[i] = v; }
+export function gpsimd_row_get_u8(handle: usize, j: i64): u8 { return changetype<Row1<u8>>(handle)[j]; }
+export function gpsimd_row_set_u8(handle: usize, j: i64, v: u8): void { changetype<Row1<u8>>(handle)[j] = v; }
+export function gpsimd_read_open_u8(desc: usize): usize { return changetype<usize>(T(desc).read_stream_accessor<u8>()); }
+export function gpsimd_read_u8(s: usize): u8 { return changetype<ReadStreamAccessor<u8>>(s).read(); }
+export function gpsimd_read_close_u8(s: usize): i32 { return changetype<ReadStreamAccessor<u8>>(s).close(); }
+export function gpsimd_write_open_u8(desc: usize): usize { return changetype<usize>(T(desc).write_stream_accessor<u8>()); }
+export function gpsimd_write_u8(s: usize, v: u8): void { changetype<WriteStreamAccessor<u8>>(s).write(v); }
+export function gpsimd_write_close_u8(s: usize): i32 { return changetype<WriteStreamAccessor<u8>>(s).close(); }
+
+// Tensor operations: result 0 makes a new tensor (the plain form), otherwise the _out form writes into result.
+export function gpsimd_abs(result: usize, self: usize): usize { return changetype<usize>(result ? ops.abs_out(T(result), T(self)) : ops.abs(T(self))); }
+export function gpsimd_ceil(result: usize, self: usize): usize { return changetype<usize>(result ? ops.ceil_out(T(result), T(self)) : ops.ceil(T(self))); }
+export function gpsimd_floor(result: usize, self: usize): usize { return changetype<usize>(result ? ops.floor_out(T(result), T(self)) : ops.floor(T(self))); }
+export function gpsimd_sin(result: usize, self: usize): usize { return changetype<usize>(result ? ops.sin_out(T(result), T(self)) : ops.sin(T(self))); }
+export function gpsimd_cos(result: usize, self: usize): usize { return changetype<usize>(result ? ops.cos_out(T(result), T(self)) : ops.cos(T(self))); }
+export function gpsimd_tan(result: usize, self: usize): usize { return changetype<usize>(result ? ops.tan_out(T(result), T(self)) : ops.tan(T(self))); }
+export function gpsimd_log(result: usize, self: usize): usize { return changetype<usize>(result ? ops.log_out(T(result), T(self)) : ops.log(T(self))); }
+export function gpsimd_log2(result: usize, self: usize): usize { return changetype<usize>(result ? ops.log2_out(T(result), T(self)) : ops.log2(T(self))); }
+export function gpsimd_log10(result: usize, self: usize): usize { return changetype<usize>(result ? ops.log10_out(T(result), T(self)) : ops.log10(T(self))); }
+export function gpsimd_exp(result: usize, self: usize): usize { return changetype<usize>(result ? ops.exp_out(T(result), T(self)) : ops.exp(T(self))); }
+export function gpsimd_bitwise_not(result: usize, self: usize): usize { return changetype<usize>(result ? ops.bitwise_not_out(T(result), T(self)) : ops.bitwise_not(T(self))); }
+export function gpsimd_mul(result: usize, self: usize, other: usize): usize { return changetype<usize>(result ? ops.mul_out(T(result), T(self), T(other)) : ops.mul(T(self), T(other))); }
+export function gpsimd_div(result: usize, self: usize, other: usize): usize { return changetype<usize>(result ? ops.div_out(T(result), T(self), T(other)) : ops.div(T(self), T(other))); }
+export function gpsimd_pow(result: usize, self: usize, other: usize): usize { return changetype<usize>(result ? ops.pow_out(T(result), T(self), T(other)) : ops.pow(T(self), T(other))); }
+export function gpsimd_bitwise_and(result: usize, self: usize, other: usize): usize { return changetype<usize>(result ? ops.bitwise_and_out(T(result), T(self), T(other)) : ops.bitwise_and(T(self), T(other))); }
+export function gpsimd_bitwise_or(result: usize, self: usize, other: usize): usize { return changetype<usize>(result ? ops.bitwise_or_out(T(result), T(self), T(other)) : ops.bitwise_or(T(self), T(other))); }
+export function gpsimd_add(result: usize, self: usize, other: usize, alpha: f64): usize { return changetype<usize>(result ? ops.add_out<f64>(T(result), T(self), T(other), alpha) : ops.add<f64>(T(self), T(other), alpha)); }
+export function gpsimd_add_scalar(result: usize, self: usize, other: f64, alpha: f64): usize { return changetype<usize>(result ? ops.add_scalar_out<f64, f64>(T(result), T(self), other, alpha) : ops.add_scalar<f64, f64>(T(self), other, alpha)); }
+export function gpsimd_sub(result: usize, self: usize, other: usize, alpha: f64): usize { return changetype<usize>(result ? ops.sub_out<f64>(T(result), T(self), T(other), alpha) : ops.sub<f64>(T(self), T(other), alpha)); }
+export function gpsimd_sub_scalar(result: usize, self: usize, other: f64, alpha: f64): usize { return changetype<usize>(result ? ops.sub_scalar_out<f64, f64>(T(result), T(self), other, alpha) : ops.sub_scalar<f64, f64>(T(self), other, alpha)); }
+export function gpsimd_mul_scalar(result: usize, self: usize, other: f64): usize { return changetype<usize>(result ? ops.mul_scalar_out<f64>(T(result), T(self), other) : ops.mul_scalar<f64>(T(self), other)); }
+export function gpsimd_div_scalar(result: usize, self: usize, other: f64): usize { return changetype<usize>(result ? ops.div_scalar_out<f64>(T(result), T(self), other) : ops.div_scalar<f64>(T(self), other)); }
+export function gpsimd_pow_scalar(result: usize, self: usize, other: f64): usize { return changetype<usize>(result ? ops.pow_scalar_out<f64>(T(result), T(self), other) : ops.pow_scalar<f64>(T(self), other)); }
+export function gpsimd_bitwise_and_scalar(result: usize, self: usize, other: i64): usize { return changetype<usize>(result ? ops.bitwise_and_scalar_out<i64>(T(result), T(self), other) : ops.bitwise_and_scalar<i64>(T(self), other)); }
+export function gpsimd_bitwise_or_scalar(result: usize, self: usize, other: i64): usize { return changetype<usize>(result ? ops.bitwise_or_scalar_out<i64>(T(result), T(self), other) : ops.bitwise_or_scalar<i64>(T(self), other)); }
+export function gpsimd_clamp(result: usize, self: usize, lo: f64, hi: f64): usize { return changetype<usize>(result ? ops.clamp_out<f64, f64>(T(result), T(self), lo, hi) : ops.clamp<f64, f64>(T(self), lo, hi)); }

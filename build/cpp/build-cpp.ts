@@ -1,0 +1,152 @@
+// Builds a library whose compute sources are C++: the device runtime (gpsimd's
+// AssemblyScript kernel library exported as a C ABI, assembly/cpp-abi.ts) and
+// the user's kernels compiled by clang, merged into ONE kernel module, built
+// at two static-data bases like an AssemblyScript library so build/relocate.ts
+// makes it relocatable. Everything downstream (library file, placement, core
+// threads, errors) is the AssemblyScript path unchanged.
+//
+// Line tables: clang's DWARF line table of the kernel becomes a source map
+// (dwarf-lines.ts); Binaryen carries it through the merge and the post-link
+// passes (instrumentKernelModule), and the source locator reads the result.
+import { readFile, mkdtemp, writeFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { readdirSync, statSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { compileOnce } from "../asc.js";
+import { ASSEMBLY_DIR } from "../paths.js";
+import { makeRelocatable } from "../relocate.js";
+import { readSections, readDataSegments, SectionId } from "../wasm-reader.js";
+import { BUILD_BASE_A, BUILD_BASE_B } from "../../host/library/build-constants.js";
+import { cppKernels, type CppKernel } from "./kernel-decls.js";
+import { kernelExportsSource, DEFAULT_STACK_BYTES } from "./kernel-exports.js";
+import { compileCpp, linkCpp, CPP_INCLUDE_DIR } from "./clang-driver.js";
+import { readLineTable, lineTableSourceMap } from "./dwarf-lines.js";
+import { mergeRuntime, instrumentKernelModule } from "./post-link.js";
+import { cflagConstants } from "../cflags.js";
+import type { RelocatableModule } from "../relocate.js";
+import type { KernelSignature } from "../signatures.js";
+
+/** Source extensions that make a compute source C++. */
+export const CPP_EXTENSIONS = [".cpp", ".cc", ".cxx"];
+/** Whether a file is a C++ source. */
+export function isCppSource(file: string): boolean { return CPP_EXTENSIONS.includes(path.extname(file).toLowerCase()); }
+
+/** What a C++ build produced: the relocatable module, its source map (of build A), the kernels, the texts compiled. */
+export interface CppBuild {
+  reloc: RelocatableModule;
+  sourceMap: string;
+  kernels: KernelSignature[];
+  /** Every file the build read (sources and gpsimd's headers), for the library hash. */
+  texts: Map<string, string>;
+  millis: { runtime: number; compile: number; link: number; merge: number };
+}
+
+/** Builds the C++ compute sources; returns messages (file:line:column: error: ...) on failure. */
+export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string[]; sanitize: boolean }): Promise<CppBuild | { messages: string[] }> {
+  const texts = new Map<string, string>();
+  const kernels: CppKernel[] = [];
+  const messages: string[] = [];
+  for (const file of req.computeSrcs) {
+    const text = await readFile(file, "utf8");
+    texts.set(file, text);
+    const found = cppKernels(file, text);
+    kernels.push(...found.kernels);
+    messages.push(...found.problems.map((p) => `${p.file}:${p.line}: error: ${p.message}`));
+  }
+  if (!messages.length && kernels.length === 0) messages.push(`${req.computeSrcs.join(", ")}: no kernel found: a kernel is a top-level function returning torch::Tensor`);
+  if (messages.length) return { messages };
+
+  const t0 = performance.now();
+  const runtime = await buildRuntime(req.sanitize);
+  if ("messages" in runtime) return runtime;
+  const t1 = performance.now();
+  const stack = Math.max(DEFAULT_STACK_BYTES, Number(cflagConstants(req.extraCflags).STACK_SIZE ?? 0) || 0);
+  const compiled = await compileCpp(req.computeSrcs, texts, kernelExportsSource(kernels, stack), req.extraCflags);
+  if ("messages" in compiled) return compiled;
+  const t2 = performance.now();
+  // The kernel's static data follows the runtime's, at the same distance from either base.
+  const [kernelA, kernelB] = await Promise.all([
+    linkCpp(compiled.objects, BUILD_BASE_A + runtime.dataBytes),
+    linkCpp(compiled.objects, BUILD_BASE_B + runtime.dataBytes),
+  ]);
+  if ("messages" in kernelA) return kernelA;
+  if ("messages" in kernelB) return kernelB;
+  const t3 = performance.now();
+  const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm), compiled.sourceName);
+  const mergedA = await instrumentKernelModule(await mergeRuntime(runtime.a, kernelA.wasm, kernelMap), { sanitize: req.sanitize });
+  const mergedB = await instrumentKernelModule(await mergeRuntime(runtime.b, kernelB.wasm, null), { sanitize: req.sanitize });
+  const reloc = makeRelocatable(mergedA.wasm, mergedB.wasm, BUILD_BASE_A, BUILD_BASE_B);
+  for (const [file, text] of headerTexts()) texts.set(file, text);
+  const t4 = performance.now();
+  return {
+    reloc, sourceMap: mergedA.sourceMap ?? "", kernels: kernels.map(({ paramsText: _p, returnText: _r, ...k }) => k), texts,
+    millis: { runtime: t1 - t0, compile: t2 - t1, link: t3 - t2, merge: t4 - t3 },
+  };
+}
+
+/** The device runtime at both bases, compiled once per process (and per sanitize setting). */
+interface Runtime { a: { wasm: Uint8Array; sourceMap: string }; b: { wasm: Uint8Array; sourceMap: string }; dataBytes: number }
+const runtimes = new Map<boolean, Promise<Runtime | { messages: string[] }>>();
+
+function buildRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
+  let r = runtimes.get(sanitize);
+  if (!r) {
+    r = compileRuntime(sanitize);
+    runtimes.set(sanitize, r);
+  }
+  return r;
+}
+
+/** The runtime's entry re-exports the ABI from the package "gpsimd", so it shares the module instances of gpsimd's own files. */
+const RUNTIME_ENTRY_SOURCE = `export * from "gpsimd/cpp-abi";\n`;
+
+async function compileRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "gpsimd-runtime-"));
+  const entry = path.join(dir, "device-runtime.ts");
+  await writeFile(entry, RUNTIME_ENTRY_SOURCE);
+  try {
+    return await compileRuntimeFrom(entry, sanitize);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function compileRuntimeFrom(entry: string, sanitize: boolean): Promise<Runtime | { messages: string[] }> {
+  const input = { sources: [entry], optimizeLevel: 3, constants: {}, passes: sanitize ? ["instrument-memory"] : [], exportMemory: true, sourceCache: new Map<string, string>() };
+  const [a, b] = await Promise.all([compileOnce({ ...input, memoryBase: BUILD_BASE_A }), compileOnce({ ...input, memoryBase: BUILD_BASE_B })]);
+  const errors = [...a.diagnostics, ...b.diagnostics].filter((d) => d.category === "error");
+  if (errors.length || !a.binary || !b.binary || !a.sourceMap) {
+    return { messages: errors.length ? errors.map((d) => `${d.file}:${d.line}:${d.column}: error: ${d.message}`) : ["the device runtime did not compile"] };
+  }
+  return { a: { wasm: a.binary, sourceMap: libraryMap(a.sourceMap) }, b: { wasm: b.binary, sourceMap: "" }, dataBytes: align(dataEnd(a.binary) - BUILD_BASE_A, 64) };
+}
+
+/** The runtime's sources named as library files (~lib/...), so errors name the kernel's line, not the runtime's. */
+function libraryMap(json: string): string {
+  const map = JSON.parse(json) as { sources: string[] };
+  map.sources = map.sources.map((s) => (s.startsWith("~lib/") ? s : `~lib/gpsimd/${s.replace(/^.*__gpsimd__\/gpsimd\//, "")}`));
+  return JSON.stringify(map);
+}
+
+function dataEnd(wasm: Uint8Array): number {
+  const data = readSections(wasm).find((s) => s.id === SectionId.data);
+  if (!data) return BUILD_BASE_A;
+  return Math.max(BUILD_BASE_A, ...readDataSegments(wasm, data).map((s) => s.offset[0].fields[0].value + s.data.end - s.data.start));
+}
+
+function align(n: number, to: number): number { return Math.ceil(n / to) * to; }
+
+/** gpsimd's C++ headers and the ABI source: part of every C++ library's hash. */
+function headerTexts(): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) walk(file);
+      else out.set(file, readFileSync(file, "utf8"));
+    }
+  };
+  walk(CPP_INCLUDE_DIR);
+  out.set(path.join(ASSEMBLY_DIR, "cpp-abi.ts"), readFileSync(path.join(ASSEMBLY_DIR, "cpp-abi.ts"), "utf8"));
+  return out;
+}

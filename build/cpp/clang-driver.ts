@@ -1,0 +1,115 @@
+// Runs clang++ (compile once) and lld (link at a given static-data base) on a
+// virtual file tree: gpsimd's headers under include/, the user's sources under
+// src/<n>/, and the exports unit. Maps clang's messages back to real paths.
+import path from "node:path";
+import { readdirSync, statSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { clang, type FileTree } from "./toolchain.js";
+
+/** gpsimd's C++ headers (include/ of this package), found upwards from this file (build/cpp or dist/build/cpp). */
+export const CPP_INCLUDE_DIR = findIncludeDir(path.dirname(fileURLToPath(import.meta.url)));
+
+function findIncludeDir(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, "include");
+    try { if (statSync(path.join(candidate, "torch", "torch.h")).isFile()) return candidate; } catch { /* keep looking */ }
+    if (path.dirname(dir) === dir) throw new Error(`gpsimd: cannot find the C++ headers (include/torch/torch.h) above ${from}`);
+  }
+}
+
+/** Flags every kernel compiles with: the device's C++14, no exceptions or RTTI, wasm SIMD, line tables only. */
+const COMPILE_FLAGS = [
+  "--target=wasm32-wasip1", "-O3", "-msimd128", "-mbulk-memory", "-mnontrapping-fptoint", "-msign-ext",
+  "-gline-tables-only", "-gdwarf-4", "-fno-exceptions", "-fno-rtti", "-fno-threadsafe-statics", "-std=c++14", "-Iinclude",
+  "-fdiagnostics-absolute-paths", "-fno-color-diagnostics", "-fno-caret-diagnostics",
+];
+/** extra_cflags that reach clang: macros, the standard, the optimisation level, warnings. */
+const PASSED_FLAG = /^-(?:D|U|std=|O|W)/;
+
+const EXPORTS_UNIT = "gpsimd-kernel-exports.cpp";
+const EXPORTS_NAME = "(gpsimd kernel exports)";
+
+/** Compiled objects, and how to name a virtual file as the user's. */
+export interface CppObjects { objects: FileTree; sourceName: (virtual: string) => string }
+
+let includeTree: FileTree | null = null;
+function readTree(dir: string): FileTree {
+  const tree: FileTree = {};
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    tree[name] = statSync(file).isDirectory() ? readTree(file) : readFileSync(file);
+  }
+  return tree;
+}
+
+/** Compiles the sources (texts by real path) and the exports unit to objects; or clang's messages. */
+export async function compileCpp(files: string[], texts: Map<string, string>, exportsUnit: string, extraCflags: string[]): Promise<CppObjects | { messages: string[] }> {
+  const run = await clang();
+  includeTree ??= readTree(CPP_INCLUDE_DIR);
+  const src: FileTree = {};
+  const virtual = new Map<string, string>();
+  files.forEach((file, i) => {
+    src[String(i)] = { [path.basename(file)]: texts.get(file)! };
+    virtual.set(`src/${i}/${path.basename(file)}`, file);
+  });
+  const tree: FileTree = { include: includeTree, src, [EXPORTS_UNIT]: exportsUnit };
+  const real = (v: string): string => {
+    const rel = v.replace(/^\/+/, "");
+    if (virtual.has(rel)) return virtual.get(rel)!;
+    if (rel === EXPORTS_UNIT) return EXPORTS_NAME;
+    if (rel.startsWith("include/")) return path.join(CPP_INCLUDE_DIR, rel.slice("include/".length));
+    return v;
+  };
+  let stderr = "";
+  const names = [...virtual.keys(), EXPORTS_UNIT];
+  const objectNames = names.map((_, i) => `o${i}.o`);
+  const objects: FileTree = {};
+  try {
+    // One clang run per unit (-o names each object); the compiler's resources are loaded once per process.
+    for (let i = 0; i < names.length; i++) {
+      const out = await run(["clang++", ...COMPILE_FLAGS, ...extraCflags.filter((f) => PASSED_FLAG.test(f)), "-c", names[i], "-o", objectNames[i]], tree, { stderr: collect((s) => { stderr += s; }) });
+      objects[objectNames[i]] = out[objectNames[i]] as Uint8Array;
+    }
+  } catch (e) {
+    const messages = diagnostics(stderr, real);
+    return { messages: messages.length ? messages : [stderr.trim() || String(e)] };
+  }
+  return { objects, sourceName: (v) => libraryName(real(v)) };
+}
+
+/** A file the kernel's line table names: the user's sources by path; gpsimd's headers and libc++ as library files (~lib/). */
+function libraryName(file: string): string {
+  if (file.startsWith(CPP_INCLUDE_DIR)) return `~lib/gpsimd/include/${path.relative(CPP_INCLUDE_DIR, file)}`;
+  if (file === EXPORTS_NAME || !path.isAbsolute(file) || file.startsWith("/usr/") || file.startsWith("/lib/")) return `~lib/${file.replace(/^\/+/, "")}`;
+  return file;
+}
+
+/** Links the objects with static data from `base`: one wasm module importing memory and the runtime's C ABI. */
+export async function linkCpp(objects: FileTree, base: number): Promise<{ wasm: Uint8Array } | { messages: string[] }> {
+  const run = await clang();
+  let stderr = "";
+  try {
+    const out = await run([
+      "clang++", "--target=wasm32-wasip1", "-nostartfiles", "-fno-exceptions", ...Object.keys(objects), "-o", "kernel.wasm",
+      "-Xlinker", "--import-memory=gpsimd-abi,memory", "-Wl,--no-entry,--no-stack-first,-z,stack-size=64", `-Wl,--global-base=${base}`,
+    ], objects, { stderr: collect((s) => { stderr += s; }) });
+    return { wasm: out["kernel.wasm"] as Uint8Array };
+  } catch (e) {
+    return { messages: [`link: ${stderr.trim() || String(e)}`] };
+  }
+}
+
+function collect(onText: (s: string) => void): (b: Uint8Array | null) => void {
+  const decoder = new TextDecoder();
+  return (b) => { if (b) onText(decoder.decode(b, { stream: true })); };
+}
+
+/** clang's "file:line:col: error: message" lines, with real paths; notes and warnings kept after their error. */
+function diagnostics(stderr: string, real: (v: string) => string): string[] {
+  const out: string[] = [];
+  for (const line of stderr.split("\n")) {
+    const m = /^(.+?):(\d+):(\d+): (error|fatal error|warning|note): (.*)$/.exec(line);
+    if (m) out.push(`${real(m[1])}:${m[2]}:${m[3]}: ${m[4]}: ${m[5]}`);
+  }
+  return out.some((l) => / (?:fatal )?error: /.test(l)) ? out : [];
+}

@@ -1,0 +1,77 @@
+// The one C++ translation unit gpsimd adds to a C++ library: it declares the
+// user's kernels again (as written) and exports each under its own name with
+// numbers-only parameters (tensors as descriptor addresses), switching the
+// C++ stack to this core's heap first; and it defines printf on top of the
+// runtime (so libc's printf, which would need WASI, is never linked).
+import type { CppKernel } from "./kernel-decls.js";
+
+/** Default C++ stack per launch, on the core's kernel heap (-DSTACK_SIZE=N raises it). */
+export const DEFAULT_STACK_BYTES = 64 * 1024;
+
+const RAW: Record<string, string> = { tensor: "uint32_t", f64: "double", f32: "float", i64: "int64_t", i32: "int32_t", bool: "int32_t" };
+
+/** The source of the exports unit for these kernels. */
+export function kernelExportsSource(kernels: CppKernel[], stackBytes: number): string {
+  const lines = [
+    "#include <torch/torch.h>",
+    "#include <stdarg.h>",
+    "#include <string.h>",
+    ...kernels.map((k) => `${k.returnText} ${k.name}(${k.paramsText});`),
+    "// Points the C++ stack pointer at a fresh stack on this core's heap (global.set: C++ cannot name the stack pointer).",
+    "static inline void gpsimd_set_stack(uint32_t top) {",
+    "  __asm__ volatile(\"local.get %0\\n\\tglobal.set __stack_pointer\" : : \"r\"(top));",
+    "}",
+  ];
+  for (const k of kernels) {
+    const params = k.params.map((p, i) => `${RAW[p.kind]} a${i}`).join(", ");
+    const args = k.params.map((p, i) => (p.kind === "tensor" ? `torch::Tensor::gpsimd_from(a${i})` : p.kind === "bool" ? `a${i} != 0` : `a${i}`)).join(", ");
+    const names = k.params.map((_, i) => `a${i}`).join(", ");
+    lines.push(
+      `__attribute__((noinline)) static uint32_t gpsimd_call_${k.name}(${params}) { return ${k.name}(${args}).gpsimd_handle(); }`,
+      `extern "C" __attribute__((export_name("${k.name}"))) uint32_t gpsimd_kernel_${k.name}(${params}) {`,
+      `  gpsimd_set_stack(gpsimd_stack(${stackBytes}));`,
+      `  return gpsimd_call_${k.name}(${names});`,
+      "}",
+    );
+  }
+  lines.push(PRINTF);
+  return lines.join("\n") + "\n";
+}
+
+// C printf: finds each conversion's argument type in the format, writes the runtime's argument records
+// (tag, value at +8; strings as C addresses) and hands the format to the runtime.
+const PRINTF = String.raw`
+extern "C" int printf(const char* fmt, ...) {
+  enum { INT = 1, UINT = 2, FLOAT = 3, STRING = 4, MAX_ARGS = 8 };
+  char* rec = (char*)(uintptr_t)gpsimd_printf_args();
+  va_list ap;
+  va_start(ap, fmt);
+  int n = 0;
+  for (const char* p = fmt; *p; p++) {
+    if (*p != '%') continue;
+    p++;
+    if (*p == '%') continue;
+    while (*p && strchr("-+ #0", *p)) p++;
+    if (*p == '*') { if (n < MAX_ARGS) { *(int32_t*)(rec + 16 * n) = INT; *(int64_t*)(rec + 16 * n + 8) = va_arg(ap, int); n++; } p++; }
+    while (*p >= '0' && *p <= '9') p++;
+    if (*p == '.') { p++; if (*p == '*') { if (n < MAX_ARGS) { *(int32_t*)(rec + 16 * n) = INT; *(int64_t*)(rec + 16 * n + 8) = va_arg(ap, int); n++; } p++; } while (*p >= '0' && *p <= '9') p++; }
+    int wide = 0;
+    while (*p && strchr("hlLqjzt", *p)) { if (*p == 'l' || *p == 'L' || *p == 'q' || *p == 'j') wide++; p++; }
+    if (!*p || n >= MAX_ARGS) break;
+    char* r = rec + 16 * n;
+    switch (*p) {
+      case 'd': case 'i': *(int32_t*)r = INT; *(int64_t*)(r + 8) = wide ? va_arg(ap, long long) : va_arg(ap, int); n++; break;
+      case 'u': case 'x': case 'X': case 'o': case 'c':
+        *(int32_t*)r = UINT; *(uint64_t*)(r + 8) = wide ? va_arg(ap, unsigned long long) : va_arg(ap, unsigned); n++; break;
+      case 'p': *(int32_t*)r = UINT; *(uint64_t*)(r + 8) = (uintptr_t)va_arg(ap, void*); n++; break;
+      case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+        *(int32_t*)r = FLOAT; *(double*)(r + 8) = va_arg(ap, double); n++; break;
+      case 's': *(int32_t*)r = STRING; *(uint32_t*)(r + 8) = (uint32_t)(uintptr_t)va_arg(ap, const char*); n++; break;
+      default: break;
+    }
+  }
+  va_end(ap);
+  gpsimd_printf(fmt, (int32_t)strlen(fmt), n);
+  return 0;
+}
+`;
