@@ -12,6 +12,8 @@ import { seedCpp } from "../examples/seeds-cpp.js";
 import { OPS_BUILD_DIR } from "../ops/index.js";
 
 const NAME = "bench_cpp_build_times";
+/** Marks the child's answer among anything else it prints. */
+const RESULT = "build-times: ";
 
 function loadSeed(force: boolean): { lib: Library; millis: number } {
   const start = performance.now();
@@ -29,14 +31,17 @@ if (phase === "cold") {
   const warm = loadSeed(true);
   warm.lib.unload();
   await shutdown();
-  process.stdout.write(JSON.stringify({ cold: cold.millis, warm: warm.millis }));
+  process.stdout.write(`\n${RESULT}${JSON.stringify({ cold: cold.millis, warm: warm.millis })}\n`);
 } else if (phase === "cached") {
   const runs = Array.from({ length: 5 }, () => { const r = loadSeed(false); r.lib.unload(); return r.millis; });
   await shutdown();
-  process.stdout.write(JSON.stringify({ cached: Math.min(...runs), first: runs[0] }));
+  process.stdout.write(`\n${RESULT}${JSON.stringify({ cached: Math.min(...runs), first: runs[0] })}\n`);
 } else {
   const self = fileURLToPath(import.meta.url);
-  const run = (p: string) => JSON.parse(execFileSync(process.execPath, [self, p], { cwd: path.dirname(self), stdio: ["ignore", "pipe", "inherit"] }).toString());
+  const run = (p: string) => {
+    const out = execFileSync(process.execPath, [self, p], { cwd: path.dirname(self), stdio: ["ignore", "pipe", "inherit"] }).toString();
+    return JSON.parse(out.split("\n").find((l) => l.startsWith(RESULT))!.slice(RESULT.length));
+  };
   const { cold, warm } = run("cold");
   const { cached, first } = run("cached");
   console.log(`C++ library build (giou-fixed.cpp + shape.cpp, multicore):`);

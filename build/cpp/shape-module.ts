@@ -60,24 +60,18 @@ export async function compileCppShapes(sources: string[], extraCflags: string[])
     await placeFolder(tree, texts, path.dirname(file), (n) => HEADER.test(n), false);
   }
   await placeFolder(tree, texts, CPP_INCLUDE_DIR, () => true, true);
-  const out = path.join(path.dirname(sources[0]), ".gpsimd-shape.wasm");
+  const out = "gpsimd-shape.wasm";
   let stderr = "";
   const decoder = new TextDecoder();
   try {
     const files = await run(["clang++", ...shapeFlags(extraCflags), ...sources, "-o", out], tree, {
       stderr: (bytes: Uint8Array | null) => { if (bytes) stderr += decoder.decode(bytes, { stream: true }); },
     });
-    const wasm = lookup(files as Tree, out);
+    const wasm = (files as Tree)[out];
     if (!(wasm instanceof Uint8Array)) return { messages: [stderr.trim() || "clang produced no shape module"] };
     return { wasm, texts };
   } catch (e) {
     if (stderr) return { messages: stderr.trim().split("\n") };
     throw e;
   }
-}
-
-function lookup(tree: Tree, file: string): Tree | string | Uint8Array | undefined {
-  let node: Tree | string | Uint8Array | undefined = tree;
-  for (const p of file.split(path.sep).filter(Boolean)) node = node && typeof node === "object" && !(node instanceof Uint8Array) ? node[p] : undefined;
-  return node;
 }

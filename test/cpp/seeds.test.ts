@@ -6,7 +6,7 @@
 // the blog's files from a folder outside the project, as its build.py does.
 import { describe, it, expect, afterAll, afterEach } from "vitest";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
@@ -27,13 +27,8 @@ function load(options: LoadOptions): Library {
   return lib;
 }
 
-/** The 1-based line of a seed file that contains `text` (exactly one). */
-function lineOf(file: string, text: string): number {
-  const lines = readFileSync(seedCpp(file), "utf8").split("\n");
-  const hits = lines.flatMap((l, i) => (l.includes(text) ? [i + 1] : []));
-  expect(hits, `${file}: lines containing ${text}`).toHaveLength(1);
-  return hits[0];
-}
+/** The seeds' kernels ported literally to AssemblyScript (test/seeds.test.ts). */
+const SEEDS_AS = path.join(SEEDS_CPP, "..", "seeds");
 
 /** n x b pairs of boxes with coordinates that make every GIOU term matter (as test/seeds.test.ts). */
 function boxes(n: number, b: number) {
@@ -51,21 +46,26 @@ describe("the seed files", () => {
 });
 
 describe("the blog's giou.cpp, unmodified", () => {
-  it("overlaps between cores, leaves rows unwritten and leaks tcm_output, naming giou.cpp lines", () => {
+  it("overlaps between cores, leaves rows unwritten and leaks tcm_output: what its literal AssemblyScript port gets", () => {
+    const run = (namespace: string) => {
+      const warnings: string[] = [];
+      const restore = setOutput({ warn: (w) => warnings.push(w) });
+      try { ops[namespace].giou(boxes(16, 8), boxes(16, 8)); } catch (e) { return { error: e as Error, warnings }; } finally { restore(); }
+      return { error: null, warnings };
+    };
     load({ name: "seed_cpp_giou", compute_srcs: [seedCpp("giou.cpp")], shape_srcs: [seedCpp("shape.cpp")] });
-    const warnings: string[] = [];
-    const restore = setOutput({ warn: (w) => warnings.push(w) });
-    let error: unknown;
-    try { ops.my_ops.giou(boxes(16, 8), boxes(16, 8)); } catch (e) { error = e; } finally { restore(); }
-    expect(error).toBeInstanceOf(CrossCoreWriteError);
+    const cpp = run("my_ops");
+    expect(cpp.error).toBeInstanceOf(CrossCoreWriteError);
     // partition = 16 / 8 = 2 rows; core k writes 8 elements at 2k + 8i for i = 0, 1: core 0 [0, 16), core 1 [2, 18), ...
-    const message = (error as Error).message;
-    expect(message).toMatch(/^my_ops::giou: cores 0 and 1 both wrote output elements \[2, 16\) of float32\[16, 8\]/);
-    expect(message).toContain("also: 98 output elements were written by no core: [30, 128)");
-    expect(message).toContain(`giou.cpp:${lineOf("giou.cpp", "t_out_tcm_acc.tcm_to_tensor<float>(tcm_output,")}`);
+    expect(cpp.error!.message).toMatch(/^my_ops::giou: cores 0 and 1 both wrote output elements \[2, 16\) of float32\[16, 8\]/);
+    expect(cpp.error!.message).toContain("also: 98 output elements were written by no core: [30, 128)");
     // tcm_output (tcm_in_size floats: 8 boxes x 4 x 4 bytes) is never freed: one warning for all eight cores.
-    expect(warnings).toEqual([expect.stringMatching(/^my_ops::giou \(cores 0-7\): 1 TCM block \(128 bytes\) still allocated when the kernel returned/)]);
-    expect(warnings[0]).toContain(`giou.cpp:${lineOf("giou.cpp", "float *tcm_output = (float*)torch::neuron::tcm_malloc(")}`);
+    expect(cpp.warnings).toEqual([expect.stringMatching(/^my_ops::giou \(cores 0-7\): 1 TCM block \(128 bytes\) still allocated when the kernel returned/)]);
+
+    load({ name: "seed_giou", compute_srcs: [path.join(SEEDS_AS, "giou-multicore.ts")], shape_srcs: [path.join(SEEDS_AS, "giou-multicore-register.ts")] });
+    const port = run("seed_giou");
+    expect(cpp.error!.message).toBe(port.error!.message.replaceAll("seed_giou::", "my_ops::"));
+    expect(cpp.warnings).toEqual(port.warnings.map((w) => w.replaceAll("seed_giou::", "my_ops::")));
   });
 });
 
@@ -104,32 +104,38 @@ describe("the tutorial's relu.cpp", () => {
     const e = error as TensorRangeError;
     expect(e.core).toBe(7);
     expect(e.message).toMatch(/^seed_relu_multicore::relu_forward \(core 7\): TCM copy of 78 elements at offset 999970 reaches outside argument 0 't_in' \(float32\[999, 1001\]\): elements \[999970, 1000048\) requested, the tensor has 999999/);
-    expect(e.message).toContain(`relu-multicore.cpp:${lineOf("relu-multicore.cpp", "t_in_tcm_acc.tensor_to_tcm<float>")}`);
     expect(e.message).toContain("output elements were written by no core: [874993, 875042), [999970, 999999)");
+
+    load({ name: "seed_relu", compute_srcs: [path.join(SEEDS_AS, "relu-multicore.ts")], shape_srcs: [path.join(SEEDS_AS, "relu-multicore-register.ts")] });
+    let port: unknown;
+    try { ops.seed_relu.relu_forward(randn([999, 1001])); } catch (err) { port = err; }
+    expect(e.message).toBe((port as Error).message.replaceAll("seed_relu::", "seed_relu_multicore::"));
   });
 });
 
 describe("the blog's build.py, in TypeScript, from a folder outside the project", () => {
   it("copies giou.cpp and shape.cpp there and builds them with custom_op.load as the blog does", () => {
-    const folder = mkdtempSync(path.join(tmpdir(), "gpsimd-seed-"));
+    // A fixed folder, so that a second run finds libgiou.wasm up to date instead of compiling again.
+    const folder = path.join(tmpdir(), "gpsimd-seeds-cpp-blog");
     const cwd = process.cwd();
+    mkdirSync(folder, { recursive: true });
+    for (const f of ["giou.cpp", "shape.cpp"]) copyFileSync(seedCpp(f), path.join(folder, f));
+    const log: string[] = [];
+    const restoreErr = process.stderr.write;
+    process.chdir(folder);
+    process.stderr.write = ((chunk: string | Uint8Array) => { log.push(String(chunk)); return true; }) as typeof process.stderr.write;
     try {
-      for (const f of ["giou.cpp", "shape.cpp"]) copyFileSync(seedCpp(f), path.join(folder, f));
-      process.chdir(folder);
-      const lines: string[] = [];
-      const restoreErr = process.stderr.write;
-      process.stderr.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; }) as typeof process.stderr.write;
-      let lib: Library;
-      try {
-        lib = custom_op.load({ name: "giou", compute_srcs: ["giou.cpp"], shape_srcs: ["shape.cpp"], build_directory: ".", multicore: true, verbose: true });
-      } finally { process.stderr.write = restoreErr; }
-      loaded.push(lib);
-      expect(lib.path).toBe(path.join(folder, "libgiou.wasm"));
-      expect(lines.join("")).toContain(`built ${path.join(folder, "libgiou.wasm")}`);
-      expect(() => ops.my_ops.giou(boxes(16, 8), boxes(16, 8))).toThrow(CrossCoreWriteError);
+      loaded.push(custom_op.load({ name: "giou", compute_srcs: ["giou.cpp"], shape_srcs: ["shape.cpp"], build_directory: ".", multicore: true, verbose: true }));
     } finally {
+      process.stderr.write = restoreErr;
       process.chdir(cwd);
-      rmSync(folder, { recursive: true, force: true });
     }
+    const lib = loaded[loaded.length - 1];
+    expect(lib.path).toBe(path.join(folder, "libgiou.wasm"));
+    expect(log.join("")).toMatch(new RegExp(`gpsimd: (built ${escape(lib.path)} in \\d+ ms|${escape(lib.path)} is up to date)`));
+    const restore = setOutput({ warn: () => {} });
+    try { expect(() => ops.my_ops.giou(boxes(16, 8), boxes(16, 8))).toThrow(CrossCoreWriteError); } finally { restore(); }
   });
 });
+
+function escape(s: string): string { return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
