@@ -62,13 +62,15 @@ export async function compileCpp(files: string[], texts: Map<string, string>, ex
   };
   let stderr = "";
   const names = [...virtual.keys(), EXPORTS_UNIT];
-  const objectNames = names.map((_, i) => `o${i}.o`);
+  const flags = [...COMPILE_FLAGS, ...extraCflags.filter((f) => PASSED_FLAG.test(f))];
+  const objectOf = (n: string) => path.basename(n).replace(/\.[^.]+$/, ".o");
   const objects: FileTree = {};
   try {
-    // One clang run per unit (-o names each object); the compiler's resources are loaded once per process.
-    for (let i = 0; i < names.length; i++) {
-      const out = await run(["clang++", ...COMPILE_FLAGS, ...extraCflags.filter((f) => PASSED_FLAG.test(f)), "-c", names[i], "-o", objectNames[i]], tree, { stderr: collect((s) => { stderr += s; }) });
-      objects[objectNames[i]] = out[objectNames[i]] as Uint8Array;
+    // One clang run compiles every unit (objects are named after the sources), unless two sources share a name.
+    const groups = new Set(names.map(objectOf)).size === names.length ? [names] : names.map((n) => [n]);
+    for (const group of groups) {
+      const out = await run(["clang++", ...flags, "-c", ...group], tree, { stderr: collect((s) => { stderr += s; }) });
+      group.forEach((n, i) => { objects[`o${names.indexOf(n)}-${i}.o`] = out[objectOf(n)] as Uint8Array; });
     }
   } catch (e) {
     const messages = diagnostics(stderr, real);

@@ -1,36 +1,41 @@
 // Post-link steps on Binaryen: merge the device runtime and the C++ kernel
-// into one module (wasm-merge: the kernel's "gpsimd-abi" imports become
-// direct calls into the runtime), then instrumentKernelModule, where the
-// wasm-level passes for any kernel module run (sanitize today; the stop polls
-// plug in here). Source maps go in and out of each step (Binaryen keeps an
-// instruction's source place when a pass moves or copies it), so a kernel's
-// errors keep naming its .cpp lines after every pass.
+// into one module (wasm-merge: the kernel's "gpsimd-abi" imports, its memory
+// included, become the runtime's functions and shared memory), then
+// instrumentKernelModule, where the wasm-level passes for any kernel module
+// run (sanitize today; the stop polls plug in here). Source maps go in and out
+// of each step, so a kernel's errors keep naming its .cpp lines.
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { ByteReader, SectionId, readSections } from "../wasm-reader.js";
 
 const run = promisify(execFile);
 const binaryenBin = (tool: string) => path.join(path.dirname(createRequire(import.meta.url).resolve("binaryen/package.json")), "bin", tool);
 
 /** A module and its source map (null: none). */
 export interface MappedModule { wasm: Uint8Array; sourceMap: string | null }
+/** Post-link settings. */
+export interface KernelModuleOptions { sanitize: boolean }
 
 /** The import module name the C++ headers use for the runtime's C ABI (include/gpsimd/abi.h). */
 export const ABI_MODULE = "gpsimd-abi";
 const FEATURES = ["--enable-simd", "--enable-threads", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals"];
 
-async function withTemp<T>(f: (dir: string) => Promise<T>): Promise<T> {
+async function withTemp<T>(f: (file: (name: string) => string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(path.join(tmpdir(), "gpsimd-cpp-"));
-  try { return await f(dir); } finally { await rm(dir, { recursive: true, force: true }); }
+  try { return await f((name) => path.join(dir, name)); } finally { await rm(dir, { recursive: true, force: true }); }
 }
 
-/** One module: the runtime, then the kernel linked against its exports; one shared memory import (env.memory). */
-export async function mergeRuntime(runtime: MappedModule, kernel: Uint8Array, kernelMap: string | null): Promise<MappedModule> {
-  return withTemp(async (dir) => {
-    const f = (n: string) => path.join(dir, n);
+/** The merged, instrumented kernel module: the runtime, then the kernel (without its DWARF: the source map has the lines). */
+export async function mergeRuntime(runtime: MappedModule, kernel: Uint8Array, kernelMap: string | null, options: KernelModuleOptions): Promise<MappedModule> {
+  return instrumentKernelModule(await merge(runtime, stripDwarf(kernel), kernelMap), options);
+}
+
+async function merge(runtime: MappedModule, kernel: Uint8Array, kernelMap: string | null): Promise<MappedModule> {
+  return withTemp(async (f) => {
     await writeFile(f("runtime.wasm"), runtime.wasm);
     await writeFile(f("kernel.wasm"), kernel);
     const maps = runtime.sourceMap && kernelMap;
@@ -44,17 +49,44 @@ export async function mergeRuntime(runtime: MappedModule, kernel: Uint8Array, ke
   });
 }
 
-/** Passes that every kernel module gets after linking: today the sanitizer's memory instrumentation (sanitize mode). */
-export async function instrumentKernelModule(m: MappedModule, options: { sanitize: boolean }): Promise<MappedModule> {
-  const passes: string[] = [];
-  if (options.sanitize) passes.push("--instrument-memory");
-  // Strip DWARF (the source map carries the lines) and the runtime's C ABI exports the host does not call.
-  return withTemp(async (dir) => {
-    const f = (n: string) => path.join(dir, n);
+/**
+ * The wasm-level passes every kernel module gets after linking, as Binaryen pass flags: the sanitizer's memory
+ * instrumentation in sanitize mode (and, at merge, the stop polls at loop heads and function entries).
+ */
+export function kernelModulePasses(options: KernelModuleOptions): string[] {
+  return options.sanitize ? ["--instrument-memory"] : [];
+}
+
+/**
+ * Runs the post-link passes on a kernel module (wasm-opt), source map in and out. What the line mapping needs from a
+ * pass: Binaryen keeps each existing instruction's source place (its debug location) when a pass moves, wraps or
+ * copies it; code a pass adds (a poll, a check) gets no place or its neighbour's, so a trap inside it is named by the
+ * kernel frame that called into it. A pass that must run on a module without a source map loses nothing else.
+ */
+export async function instrumentKernelModule(m: MappedModule, options: KernelModuleOptions): Promise<MappedModule> {
+  const passes = kernelModulePasses(options);
+  if (!passes.length) return m;
+  return withTemp(async (f) => {
     await writeFile(f("in.wasm"), m.wasm);
     if (m.sourceMap) await writeFile(f("in.map"), m.sourceMap);
     await run(process.execPath, [binaryenBin("wasm-opt"), f("in.wasm"), ...(m.sourceMap ? ["-ism", f("in.map"), "-osm", f("out.map")] : []),
-      ...passes, "--strip-dwarf", "-g", ...FEATURES, "-o", f("out.wasm")], { maxBuffer: 1 << 26 });
+      ...passes, "-g", ...FEATURES, "-o", f("out.wasm")], { maxBuffer: 1 << 26 });
     return { wasm: new Uint8Array(await readFile(f("out.wasm"))), sourceMap: m.sourceMap ? await readFile(f("out.map"), "utf8") : null };
   });
+}
+
+/** The module without its DWARF sections (custom sections named .debug_*, all after the code: no offset moves). */
+export function stripDwarf(wasm: Uint8Array): Uint8Array {
+  const kept = readSections(wasm).filter((s) => !(s.id === SectionId.custom && customSectionName(wasm, s.contentStart).startsWith(".debug_")));
+  const parts = [wasm.subarray(0, 8), ...kept.map((s) => wasm.subarray(s.start, s.end))];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}
+
+function customSectionName(wasm: Uint8Array, at: number): string {
+  const r = new ByteReader(wasm, at);
+  const n = r.u32();
+  return new TextDecoder().decode(wasm.subarray(r.pos, r.pos + n));
 }
