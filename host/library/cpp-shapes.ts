@@ -45,6 +45,9 @@ function metaTensorImports(handles: Handles, memory: () => WebAssembly.Memory): 
     gpsimd_full: (p: number, n: number, value: number, dtype: number) => handles.add(full(sizes(p, n), value, dtype)),
     gpsimd_full_i: (p: number, n: number, value: bigint, dtype: number) => handles.add(full(sizes(p, n), Number(value), dtype)),
     gpsimd_eye: (n: bigint, m: bigint, dtype: number) => handles.add(eye(Number(n), Number(m), dtype)),
+    // fill_ on a meta tensor has nothing to fill, as in TypeScript shape functions.
+    gpsimd_fill: (h: number) => (handles.get(h, "fill_()"), h),
+    gpsimd_fill_i: (h: number) => (handles.get(h, "fill_()"), h),
   };
 }
 

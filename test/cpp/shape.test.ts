@@ -71,6 +71,7 @@ describe("C++ shape functions", () => {
     expect(shapeOf(lib, "scale", x, 2.5, 7n)).toBe("int32[5, 7, 2]");
     expect(shapeOf(lib, "scale", x, 0.5, 3)).toBe("int32[1, 3, 2]");
     expect(shapeOf(lib, "scale", randn([4]), 1.99, 2 ** 40)).toMatch(/^float32\[3, 1099511627776, 1\]/);
+    expect(shapeOf(lib, "scale_filled", x, 2.5, 1)).toBe("float32[2, 3]");
   });
 
   it("reading input data is the typed error TypeScript shape functions give, naming the operator", () => {
