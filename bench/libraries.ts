@@ -34,15 +34,15 @@ export function emptyKernel(kind: "single" | "multicore" | "multicore-1core"): L
   });
 }
 
-/** The seeds' C++ kernels, unchanged (examples/seeds-cpp/), each under its own library name. */
-export function seedCppKernel(kind: "giou-fixed" | "relu-tcm" | "relu-multicore"): Library {
-  const name = `bench_cpp_${kind.replace("-", "_")}`;
-  const giou = kind === "giou-fixed";
+/** The seeds' C++ kernels, unchanged (examples/seeds-cpp/), each under its own library name; giou-fixed-1core is the GIOU one built single-core. */
+export function seedCppKernel(kind: "giou-fixed" | "giou-fixed-1core" | "relu-tcm" | "relu-multicore"): Library {
+  const name = `bench_cpp_${kind.replaceAll("-", "_")}`;
+  const giou = kind.startsWith("giou");
   return load({
     name,
     compute_srcs: [giou ? seedCpp("giou-fixed.cpp") : reluSource(`${kind}.cpp` as "relu-tcm.cpp" | "relu-multicore.cpp", path.join(OPS_BUILD_DIR, "seeds-cpp"))],
     shape_srcs: [seedCpp(giou ? "shape.cpp" : "relu-shape.cpp")],
-    multicore: kind !== "relu-tcm",
+    multicore: kind === "giou-fixed" || kind === "relu-multicore",
     extra_cflags: [`-Dmy_ops=${name}`], // the seeds all register my_ops
   });
 }

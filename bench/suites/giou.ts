@@ -17,7 +17,7 @@ export const giouSuite: Suite = {
   notes: [
     "Kernels with default checks on; their output stays in device memory (reading it through storageView() is free).",
     "naive-ts: one pass per array operation, with temporaries; fused-ts: one loop; tfjs-wasm: the same composition in TF.js, dataSync of the result inside the timed call.",
-    "cpp-seed: the blog's giou.cpp with its offsets corrected (examples/seeds-cpp/giou-fixed.cpp), scalar loop unchanged, compiled by clang -O3 -msimd128; giou-cpp pairs it with the hand-tuned v128 AssemblyScript kernel.",
+    "cpp-seed: the blog's giou.cpp with its offsets corrected (examples/seeds-cpp/giou-fixed.cpp), scalar loop unchanged, compiled by clang -O3 -msimd128; giou-cpp pairs it with the hand-tuned v128 AssemblyScript kernel on 8 logical cores, giou-cpp-1core on one.",
   ],
   async setup(scope) {
     const t = await tfjs();
@@ -29,7 +29,8 @@ export const giouSuite: Suite = {
     const reference = giou(predData, targetData, W1_BATCH, W1_BOXES);
     const tcm = () => ops.giou_tcm.giou(pred, target), multicore = () => ops.giou_multicore.giou(pred, target);
     seedCppKernel("giou-fixed");
-    const cpp = () => ops.bench_cpp_giou_fixed.giou(pred, target);
+    seedCppKernel("giou-fixed-1core");
+    const cpp = () => ops.bench_cpp_giou_fixed.giou(pred, target), cpp1 = () => ops.bench_cpp_giou_fixed_1core.giou(pred, target);
     return [{
       name: "giou",
       title: `W1 GIOU, ${W1_BATCH} x ${W1_BOXES} box pairs`,
@@ -68,6 +69,17 @@ export const giouSuite: Suite = {
       elements: W1_BATCH * W1_BOXES,
       paired: true,
       variants: [{ name: "multicore-tcm", run: multicore }, { name: "cpp-seed", run: cpp }],
+    }, {
+      // The same two kernels on one core (the C++ file unchanged: get_cpu_count() is 1), where the
+      // core threads do not compete for the machine's CPUs: the cleaner measure of the code itself.
+      name: "giou-cpp-1core",
+      title: `W1 GIOU, ${W1_BATCH} x ${W1_BOXES} box pairs, one core: the seed's C++ kernel against the v128 AssemblyScript kernel`,
+      reference,
+      tolerance: GIOU_TOLERANCE,
+      baseline: "tcm",
+      elements: W1_BATCH * W1_BOXES,
+      paired: true,
+      variants: [{ name: "tcm", run: tcm }, { name: "cpp-seed", run: cpp1 }],
     }];
   },
 };
