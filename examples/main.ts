@@ -126,6 +126,7 @@ console.log("\nThe blog's giou.cpp and shape.cpp, byte for byte (examples/seeds-
 const leaks: string[] = [];
 const giouCpp = custom_op.load({
   name: "seed_giou_cpp", compute_srcs: [seedCpp("giou.cpp")], shape_srcs: [seedCpp("shape.cpp")], build_directory: OPS_BUILD_DIR, multicore: true,
+  verbose: true, // the first build takes a while (clang, then the device runtime): show its progress
 });
 const restore = setOutput({ warn: (w) => leaks.push(w) });
 try {
