@@ -13,7 +13,7 @@ const HEADER = /\.(h|hh|hpp|hxx|inc)$/i;
 
 /** The clang flags of shape modules: C++14 as on the device, no libc, the host answers the imports. */
 function shapeFlags(extraCflags: string[]): string[] {
-  const allowed = extraCflags.filter((f) => /^-(D|U|std=|O)/.test(f));
+  const allowed = extraCflags.filter((f) => /^-(D|U|std=|O|W)/.test(f));
   return ["--target=wasm32-wasip1", "-std=c++14", "-O2", "-DGPSIMD_SHAPE_MODULE", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-fno-exceptions", "-fno-rtti", "-nostdlib", `-I${CPP_INCLUDE_DIR}`, ...allowed,
     "-Wl,--no-entry", "-Wl,--export-table"];
 }
