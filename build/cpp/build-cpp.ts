@@ -8,7 +8,8 @@
 // Line tables: clang's DWARF line table of the kernel becomes a source map
 // (dwarf-lines.ts); Binaryen carries it through the merge and the post-link
 // passes (instrumentKernelModule), and the source locator reads the result.
-import { readFile, mkdtemp, writeFile, rm } from "node:fs/promises";
+import { readFile, mkdtemp, writeFile, rm, mkdir, rename } from "node:fs/promises";
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { readdirSync, statSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -85,16 +86,45 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
 }
 
 /** The device runtime at both bases, compiled once per process (and per sanitize setting). */
-interface Runtime { a: { wasm: Uint8Array; sourceMap: string }; b: { wasm: Uint8Array; sourceMap: string }; dataBytes: number }
+interface Runtime { a: Uint8Array; b: Uint8Array; dataBytes: number }
 const runtimes = new Map<boolean, Promise<Runtime | { messages: string[] }>>();
 
 function buildRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
   let r = runtimes.get(sanitize);
   if (!r) {
-    r = compileRuntime(sanitize);
+    r = cachedRuntime(sanitize);
     runtimes.set(sanitize, r);
   }
   return r;
+}
+
+/**
+ * The runtime from the disk cache (a file per version of assembly/ and sanitize setting, in the temp folder), or
+ * compiled and stored there: a process's first C++ build then skips the two asc compiles of the runtime.
+ */
+async function cachedRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
+  const h = createHash("sha256").update(JSON.stringify({ format: 2, sanitize, bases: [BUILD_BASE_A, BUILD_BASE_B], entry: RUNTIME_ENTRY_SOURCE }));
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) walk(file);
+      else h.update(name).update(readFileSync(file));
+    }
+  };
+  walk(ASSEMBLY_DIR);
+  const file = path.join(tmpdir(), "gpsimd-device-runtime", `${h.digest("hex").slice(0, 32)}.json`);
+  try {
+    const saved = JSON.parse(await readFile(file, "utf8")) as { a: string; b: string; dataBytes: number };
+    return { a: Buffer.from(saved.a, "base64"), b: Buffer.from(saved.b, "base64"), dataBytes: saved.dataBytes };
+  } catch { /* not cached yet, or unreadable: compile */ }
+  const built = await compileRuntime(sanitize);
+  if ("messages" in built) return built;
+  const text = JSON.stringify({ a: Buffer.from(built.a).toString("base64"), b: Buffer.from(built.b).toString("base64"), dataBytes: built.dataBytes });
+  await mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, text);
+  await rename(temp, file); // atomic: a concurrent build reads the whole file or none
+  return built;
 }
 
 /** The runtime's entry re-exports the ABI from the package "gpsimd", so it shares the module instances of gpsimd's own files. */
@@ -115,17 +145,10 @@ async function compileRuntimeFrom(entry: string, sanitize: boolean): Promise<Run
   const input = { sources: [entry], optimizeLevel: 3, constants: {}, passes: sanitize ? ["instrument-memory"] : [], exportMemory: true, sourceCache: new Map<string, string>() };
   const [a, b] = await Promise.all([compileOnce({ ...input, memoryBase: BUILD_BASE_A }), compileOnce({ ...input, memoryBase: BUILD_BASE_B })]);
   const errors = [...a.diagnostics, ...b.diagnostics].filter((d) => d.category === "error");
-  if (errors.length || !a.binary || !b.binary || !a.sourceMap) {
+  if (errors.length || !a.binary || !b.binary) {
     return { messages: errors.length ? errors.map((d) => `${d.file}:${d.line}:${d.column}: error: ${d.message}`) : ["the device runtime did not compile"] };
   }
-  return { a: { wasm: a.binary, sourceMap: libraryMap(a.sourceMap) }, b: { wasm: b.binary, sourceMap: "" }, dataBytes: align(dataEnd(a.binary) - BUILD_BASE_A, 64) };
-}
-
-/** The runtime's sources named as library files (~lib/...), so errors name the kernel's line, not the runtime's. */
-function libraryMap(json: string): string {
-  const map = JSON.parse(json) as { sources: string[] };
-  map.sources = map.sources.map((s) => (s.startsWith("~lib/") ? s : `~lib/gpsimd/${s.replace(/^.*__gpsimd__\/gpsimd\//, "")}`));
-  return JSON.stringify(map);
+  return { a: a.binary, b: b.binary, dataBytes: align(dataEnd(a.binary) - BUILD_BASE_A, 64) };
 }
 
 function dataEnd(wasm: Uint8Array): number {

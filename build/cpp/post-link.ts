@@ -30,18 +30,22 @@ async function withTemp<T>(f: (file: (name: string) => string) => Promise<T>): P
 }
 
 /** The merged, instrumented kernel module: the runtime, then the kernel (without its DWARF: the source map has the lines). */
-export async function mergeRuntime(runtime: MappedModule, kernel: Uint8Array, kernelMap: string | null, options: KernelModuleOptions): Promise<MappedModule> {
+export async function mergeRuntime(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string | null, options: KernelModuleOptions): Promise<MappedModule> {
   return instrumentKernelModule(await merge(runtime, stripDwarf(kernel), kernelMap), options);
 }
 
-async function merge(runtime: MappedModule, kernel: Uint8Array, kernelMap: string | null): Promise<MappedModule> {
+/**
+ * The runtime goes in without a source map: its functions keep their names (~lib/gpsimd/...), so the source locator
+ * treats them as library frames and names the kernel's frame that called them; and the map stays small.
+ */
+async function merge(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string | null): Promise<MappedModule> {
   return withTemp(async (f) => {
-    await writeFile(f("runtime.wasm"), runtime.wasm);
+    await writeFile(f("runtime.wasm"), runtime);
     await writeFile(f("kernel.wasm"), kernel);
-    const maps = runtime.sourceMap && kernelMap;
-    if (maps) { await writeFile(f("runtime.map"), runtime.sourceMap!); await writeFile(f("kernel.map"), kernelMap!); }
+    const maps = kernelMap !== null;
+    if (maps) await writeFile(f("kernel.map"), kernelMap);
     await run(process.execPath, [binaryenBin("wasm-merge"),
-      f("runtime.wasm"), ABI_MODULE, ...(maps ? ["-ism", f("runtime.map")] : []),
+      f("runtime.wasm"), ABI_MODULE,
       f("kernel.wasm"), "kernel", ...(maps ? ["-ism", f("kernel.map")] : []),
       "-o", f("merged.wasm"), ...(maps ? ["-osm", f("merged.map")] : []), "-g", ...FEATURES,
     ], { maxBuffer: 1 << 26 });

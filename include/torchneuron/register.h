@@ -16,6 +16,13 @@
 // Each NEURON_LIBRARY exports "neuron_library:<lib>", which runs its body.
 // The shape build defines GPSIMD_SHAPE_MODULE; elsewhere NEURON_LIBRARY only
 // type-checks its body.
+//
+// Contract with the compute build (build/cpp/): a kernel is any top-level
+// function of a compute source that returns torch::Tensor and takes
+// torch::Tensor (by value or const&), double, int64_t or torch::Scalar; the
+// build exports it from the kernel module under its plain C++ name (no
+// extern "C" needed), which is the "kernel" string of m.def. Tensors cross as
+// descriptor addresses, double and Scalar as f64, int64_t as i64.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>

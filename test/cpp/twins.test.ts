@@ -1,12 +1,12 @@
 // One implementation of the device API: the same bugs written in C++ and in
-// AssemblyScript (fixtures/twins/bugs.cpp and bugs.ts) give the same error
+// AssemblyScript (test/fixtures/cpp/twins/bugs.cpp and bugs.ts) give the same error
 // class, code and message; C++ kernels compute right (scalars, 2-d accessors,
 // printf) and their traps name the .cpp line.
 import { describe, it, expect, afterAll } from "vitest";
 import { custom_op, ops, tensor, shutdown, GpsimdError, KernelTrapError, type Library } from "gpsimd";
 import { fixturePath, TEST_BUILD_DIR, thrown, captureOutput, floats, STRICT } from "../helpers.js";
 
-const twin = (file: string) => fixturePath("../cpp/fixtures/twins", file);
+const twin = (file: string) => fixturePath("cpp/twins", file);
 const load = (name: string, compute: string, register: string): Library => custom_op.load({
   name, compute_srcs: [twin(compute)], shape_srcs: [twin("shape.ts"), twin(register)], build_directory: TEST_BUILD_DIR, ...STRICT,
 });
@@ -34,6 +34,7 @@ describe("the same bug in C++ and in AssemblyScript", () => {
     ["free_foreign", "E_TCM_FREE_FOREIGN"],
     ["leak", "E_TCM_LEAK"],
     ["stream_past_end", "E_STREAM_END"],
+    ["guard_overrun", "E_TCM_GUARD"],
   ])("%s: the same error, code and message", (op, code) => {
     const fromCpp = failure("twin_cpp", op, input());
     const fromAs = failure("twin_as", op, input());
