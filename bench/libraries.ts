@@ -3,6 +3,7 @@
 import path from "node:path";
 import { custom_op, shutdown, type Library, type LoadOptions } from "gpsimd";
 import { loadOp, PACKAGE_ROOT, OPS_BUILD_DIR, type OpLibraryName } from "../ops/index.js";
+import { seedCpp, reluSource } from "../examples/seeds-cpp.js";
 
 const loaded = new Map<string, Library>();
 
@@ -39,6 +40,19 @@ export function accessorOrderKernels(): Library {
     name: "bench_accessor_order",
     compute_srcs: [path.join(KERNELS, "transpose.ts")],
     shape_srcs: [path.join(KERNELS, "register-transpose.ts")],
+  });
+}
+
+/** The seeds' C++ kernels, unchanged (examples/seeds-cpp/), each under its own library name; giou-fixed-1core is the GIOU one built single-core. */
+export function seedCppKernel(kind: "giou-fixed" | "giou-fixed-1core" | "relu-tcm" | "relu-multicore"): Library {
+  const name = `bench_cpp_${kind.replaceAll("-", "_")}`;
+  const giou = kind.startsWith("giou");
+  return load({
+    name,
+    compute_srcs: [giou ? seedCpp("giou-fixed.cpp") : reluSource(`${kind}.cpp` as "relu-tcm.cpp" | "relu-multicore.cpp", path.join(OPS_BUILD_DIR, "seeds-cpp"))],
+    shape_srcs: [seedCpp(giou ? "shape.cpp" : "relu-shape.cpp")],
+    multicore: kind === "giou-fixed" || kind === "relu-multicore",
+    extra_cflags: [`-Dmy_ops=${name}`], // the seeds all register my_ops
   });
 }
 

@@ -6,7 +6,8 @@ import { readFile } from "node:fs/promises";
 import { compileOnce, type AscDiagnostic } from "./asc.js";
 import { makeRelocatable } from "./relocate.js";
 import { kernelSignatures, type KernelSignature } from "./signatures.js";
-import { transpileShapeSources, collectShapeFiles, typeCheckShapeSources } from "./shape-sources.js";
+import { transpileShapeSources, collectShapeFiles, typeCheckShapeSources, type ShapeModule } from "./shape-sources.js";
+import { compileCppShapes } from "./cpp/shape-module.js";
 import { BUILD_BASE_A, BUILD_BASE_B } from "../host/library/build-constants.js";
 import { ABI_VERSION } from "../host/device/layout.js";
 import { LIBRARY_FORMAT, type LibraryParts } from "../host/library/library-file.js";
@@ -38,6 +39,18 @@ function formatDiagnostic(d: AscDiagnostic): string {
   return `${d.file ? `${d.file}:${d.line}:${d.column}: ` : ""}${d.category}: ${d.message}`;
 }
 
+/** The shape sources as the library file holds them: TypeScript transpiled, or C++ compiled to a host module (base64). */
+async function buildShapes(req: BuildRequest): Promise<{ modules: ShapeModule[]; cppShapeModule?: string; files: { file: string; text: string }[]; errors: string[] }> {
+  if (req.shapeSrcs.some(isCppSource)) {
+    const cpp = await compileCppShapes(req.shapeSrcs, req.extraCflags);
+    if ("messages" in cpp) return { modules: [], files: [], errors: cpp.messages };
+    return { modules: [], cppShapeModule: Buffer.from(cpp.wasm).toString("base64"), files: [...cpp.texts].map(([file, text]) => ({ file, text })), errors: [] };
+  }
+  const files = collectShapeFiles(req.shapeSrcs);
+  const { modules, errors } = transpileShapeSources(files);
+  return { modules, files, errors };
+}
+
 /** Builds the library; returns its parts, or the messages that explain why it failed. */
 export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | BuildFailure> {
   const cpp = req.computeSrcs.filter(isCppSource);
@@ -52,8 +65,8 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
     kernels.push(...found);
     messages.push(...problems.map((p) => `${p.file}:${p.line}: error: ${p.message}`));
   }
-  const shapeFiles = collectShapeFiles(req.shapeSrcs);
-  const shapes = transpileShapeSources(shapeFiles);
+  const shapes = await buildShapes(req);
+  const shapeFiles = shapes.files;
   messages.push(...shapes.errors);
   if (messages.length) return { messages };
   messages.push(...typeCheckShapeSources(shapeFiles));
@@ -80,7 +93,7 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
   return {
     manifest: {
       format: LIBRARY_FORMAT, name: req.name, abi: ABI_VERSION, multicore: req.multicore, sanitize: req.sanitize,
-      extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels, shapeModules: shapes.modules,
+      extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels, shapeModules: shapes.modules, cppShapeModule: shapes.cppShapeModule,
       hash: inputsHash(req.hashSettings, texts), inputs,
       computeSrcs: req.computeSrcs, shapeSrcs: req.shapeSrcs,
     },
@@ -91,8 +104,8 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
 
 /** A library whose compute sources are C++ (build/cpp/): the same parts, from one merged kernel module. */
 async function buildCppLibrary(req: BuildRequest): Promise<LibraryParts | BuildFailure> {
-  const shapeFiles = collectShapeFiles(req.shapeSrcs);
-  const shapes = transpileShapeSources(shapeFiles);
+  const shapes = await buildShapes(req);
+  const shapeFiles = shapes.files;
   if (shapes.errors.length) return { messages: shapes.errors };
   let built;
   try {
@@ -107,7 +120,7 @@ async function buildCppLibrary(req: BuildRequest): Promise<LibraryParts | BuildF
   return {
     manifest: {
       format: LIBRARY_FORMAT, name: req.name, abi: ABI_VERSION, multicore: req.multicore, sanitize: req.sanitize,
-      extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels: built.kernels, shapeModules: shapes.modules,
+      extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels: built.kernels, shapeModules: shapes.modules, cppShapeModule: shapes.cppShapeModule,
       hash: inputsHash(req.hashSettings, texts), inputs: [...texts.keys()].sort(),
       computeSrcs: req.computeSrcs, shapeSrcs: req.shapeSrcs,
     },

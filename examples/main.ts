@@ -1,10 +1,12 @@
 // What `npm start` runs: builds the shipped operators, runs them on the
 // seeds' workloads (W1 GIOU, W2 ReLU, W4 AveragePool2D, W5 (a + b) * a * b),
 // checks each result against a plain TypeScript reference, prints results
-// and timings, and shows what gpsimd says about the seed's multicore ReLU.
+// and timings, and shows what gpsimd says about the seed's multicore ReLU and
+// about the GIOU blog's giou.cpp, unmodified.
 import os from "node:os";
 import path from "node:path";
-import { ops, tensor, randn, shutdown, custom_op, type Tensor, type Library } from "gpsimd";
+import { ops, tensor, randn, shutdown, custom_op, setOutput, type Tensor, type Library } from "gpsimd";
+import { seedCpp } from "./seeds-cpp.js";
 import { loadOp, OP_LIBRARIES, PACKAGE_ROOT, OPS_BUILD_DIR, type OpLibraryName } from "../ops/index.js";
 import { reluForward } from "../ops/relu/reference.js";
 import { w5 } from "../ops/add/reference.js";
@@ -118,5 +120,26 @@ try {
   console.log(`  ${(e as Error).name}: ${(e as Error).message.replace(/\n/g, "\n  ")}`);
 }
 seed.unload();
+
+// ---- the blog's giou.cpp, unmodified, in C++ ----
+console.log("\nThe blog's giou.cpp and shape.cpp, byte for byte (examples/seeds-cpp/), built by clang and run on [16, 8, 4] boxes:");
+const leaks: string[] = [];
+const giouCpp = custom_op.load({
+  name: "seed_giou_cpp", compute_srcs: [seedCpp("giou.cpp")], shape_srcs: [seedCpp("shape.cpp")], build_directory: OPS_BUILD_DIR, multicore: true,
+  verbose: true, // the first build takes a while (clang, then the device runtime): show its progress
+});
+const restore = setOutput({ warn: (w) => leaks.push(w) });
+try {
+  const boxes = () => tensor(Float32Array.from({ length: 16 * 8 * 4 }, (_, i) => [0, 0, 4, 4][i % 4] + (i % 7)), [16, 8, 4]);
+  ops.my_ops.giou(boxes(), boxes());
+  console.log("  (no error?)");
+} catch (e) {
+  console.log(`  ${(e as Error).name}: ${(e as Error).message.replace(/\n/g, "\n  ")}`);
+} finally {
+  restore();
+}
+for (const w of leaks) console.log(`  warning: ${w.replace(/\n/g, "\n  ")}`);
+console.log("  (examples/seeds-cpp/giou-fixed.cpp corrects it: diff the two files)");
+giouCpp.unload();
 for (const lib of libraries.values()) lib.unload();
 await shutdown();

@@ -17,12 +17,13 @@ declare namespace WebAssembly {
   }
   type ImportValue = Function | Memory | Global | number;
   type Imports = Record<string, Record<string, ImportValue>>;
-  type Exports = Record<string, Function | Memory | Global>;
+  type Exports = Record<string, Function | Memory | Global | Table>;
   class Instance {
     constructor(module: Module, imports?: Imports);
     readonly exports: Exports;
   }
   class Global { value: unknown; }
+  class Table { get(index: number): Function | null; readonly length: number; }
   class RuntimeError extends Error {}
   class CompileError extends Error {}
   class LinkError extends Error {}

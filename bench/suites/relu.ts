@@ -2,7 +2,7 @@
 // size: the three kernels beside a TypeScript loop and tf.relu (wasm).
 import { ops, randn, type Tensor } from "gpsimd";
 import { reluForward, reluBackward } from "../../ops/relu/reference.js";
-import { shipped } from "../libraries.js";
+import { shipped, seedCppKernel } from "../libraries.js";
 import { tfjs } from "../peers/tfjs.js";
 import { reluLoop, reluBackwardLoop, reluTfjs, reluBackwardTfjs } from "../peers/relu.js";
 import { reluFloors } from "../floors/index.js";
@@ -23,10 +23,13 @@ export const reluSuite: Suite = {
   notes: [
     "Kernels with default checks on. ts-loop writes a new Float32Array; tfjs-wasm includes dataSync of the result (backward is dy * step(x), tfjs's own Relu gradient).",
     "ns/element = time per call / elements.",
+    "cpp-tcm and cpp-multicore: the tutorial's relu.cpp kernels unchanged (examples/seeds-cpp/), compiled by clang; cpp-multicore only where the size is a multiple of 8 (elsewhere the seed's core 7 runs out of range).",
   ],
   async setup(scope) {
     const t = await tfjs();
     for (const lib of ["relu_elementwise", "relu_tcm", "relu_multicore"] as const) shipped(lib);
+    seedCppKernel("relu-tcm");
+    seedCppKernel("relu-multicore");
     const workloads: Workload[] = [];
     for (const [k, size] of RELU_SIZES.entries()) {
       const x: Tensor = scope.keep(randn(size, { seed: 20 + k })), grad: Tensor = scope.keep(randn(size, { seed: 40 + k }));
@@ -46,6 +49,8 @@ export const reluSuite: Suite = {
           { name: "elementwise", run: () => ops.relu_elementwise.relu_forward(x) },
           { name: "tcm", run: () => ops.relu_tcm.relu_forward(x) },
           { name: "multicore-tcm", run: () => ops.relu_multicore.relu_forward(x) },
+          { name: "cpp-tcm", run: () => ops.bench_cpp_relu_tcm.relu_forward(x) },
+          ...(x.numel() % 8 === 0 ? [{ name: "cpp-multicore", run: () => ops.bench_cpp_relu_multicore.relu_forward(x) }] : []),
           { name: "ts-loop", run: () => reluLoop(xs) },
           { name: "tfjs-wasm", run: () => reluTfjs(t, tfX) },
         ],

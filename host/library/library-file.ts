@@ -24,6 +24,8 @@ export interface LibraryManifest {
   heapBytes: number;
   kernels: KernelSignature[];
   shapeModules: ShapeModule[];
+  /** C++ shape sources compiled for the host (build/cpp/shape-module.ts), base64; absent for TypeScript ones. */
+  cppShapeModule?: string;
   /** Hash of the build settings and of every input file (build/hash.ts), to skip unchanged rebuilds. */
   hash: string;
   /** Every source file the build read: kernel sources and what they import, shape sources. */

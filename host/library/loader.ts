@@ -10,6 +10,7 @@ import { readdirSync } from "node:fs";
 import * as gpsimd from "../index.js";
 import { decodeLibrary, LIBRARY_FORMAT, type LibraryParts } from "./library-file.js";
 import { Library, placeModule } from "./library.js";
+import { evaluateCppShapes } from "./cpp-shapes.js";
 import { collectDefinitions, type LibraryDefinitions } from "./registry.js";
 import { validateLoad, resolveRuntime, resolveCores, type LoadOptions, type LoadTimeOptions } from "./options.js";
 import { BuildError, RegistryError, LibraryFormatError, OptionError } from "../checks/errors.js";
@@ -22,6 +23,7 @@ import { cflagConstants } from "../../build/cflags.js";
 import { inputsHash, readSources } from "../../build/hash.js";
 import { cppKernels, isCppSource } from "../../build/cpp/kernel-decls.js";
 import { ASSEMBLY_DIR, defaultBuildDir } from "../../build/paths.js";
+import { CPP_INCLUDE_DIR } from "../../build/cpp/clang-driver.js";
 import { ABI_VERSION } from "../device/layout.js";
 import { hbm } from "../device/hbm.js";
 import { collectShapeFiles, transpileShapeSources, type ShapeModule } from "../../build/shape-sources.js";
@@ -37,7 +39,7 @@ export function loadedNamespaces(): string[] { return [...loaded.keys()]; }
 
 function list(v: string | string[]): string[] { return (typeof v === "string" ? [v] : v).map((f) => path.resolve(f)); }
 
-/** Hash of the kernel library's sources (assembly/), so a new gpsimd rebuilds old libraries. */
+/** Hash of the kernel library's sources (assembly/) and C++ headers (include/), so a new gpsimd rebuilds old libraries. */
 let kernelLibraryHash: string | null = null;
 function hashKernelLibrary(): string {
   if (kernelLibraryHash) return kernelLibraryHash;
@@ -46,10 +48,11 @@ function hashKernelLibrary(): string {
     for (const name of readdirSync(dir).sort()) {
       const file = path.join(dir, name);
       if (statSync(file).isDirectory()) walk(file);
-      else if (name.endsWith(".ts")) h.update(name).update(readFileSync(file));
+      else if (/\.(ts|h|hpp)$/.test(name)) h.update(name).update(readFileSync(file));
     }
   };
   walk(ASSEMBLY_DIR);
+  walk(CPP_INCLUDE_DIR);
   return (kernelLibraryHash = h.digest("hex"));
 }
 
@@ -145,12 +148,13 @@ function evaluateShapes(modules: ShapeModule[], origin: string): void {
 }
 
 /**
- * What the shape sources register, checked against the library-level rules (one NEURON_LIBRARY, at most 10 m.def,
- * distinct operator names, exported kernels, a name neither reserved nor already loaded); throws a RegistryError.
+ * What the shape sources register (`evaluate` runs them: TypeScript modules or a C++ shape module), checked against
+ * the library-level rules (one NEURON_LIBRARY, at most 10 m.def, distinct operator names, exported kernels, a name
+ * neither reserved nor already loaded); throws a RegistryError.
  */
-function registeredDefinitions(name: string, file: string, kernels: readonly string[], modules: ShapeModule[], origin: string): LibraryDefinitions {
+function registeredDefinitions(name: string, file: string, kernels: readonly string[], evaluate: (where: string) => void): LibraryDefinitions {
   const where = `lib${name} (${file})`;
-  const found: LibraryDefinitions[] = collectDefinitions(where, kernels, () => evaluateShapes(modules, origin));
+  const found: LibraryDefinitions[] = collectDefinitions(where, kernels, () => evaluate(where));
   if (found.length === 0) throw new RegistryError("E_NO_LIBRARY_DECLARED", `${where}: the shape sources never call NEURON_LIBRARY(lib_name, (m) => m.def(...))`);
   if (found.length > 1) throw new RegistryError("E_TWO_LIBRARIES", `${where}: the shape sources declare ${found.length} libraries (${found.map((f) => f.lib).join(", ")}); one library per file`);
   const defs = found[0];
@@ -173,15 +177,18 @@ function checkRegistrationBeforeBuild(name: string, file: string, computeSrcs: s
     if (problems.length) return;
     kernels.push(...found.map((k) => k.name));
   }
+  if (shapeSrcs.some(isCppSource)) return; // C++ shape sources register from their compiled module, after the build
   const shapes = transpileShapeSources(collectShapeFiles(shapeSrcs));
   if (shapes.errors.length) return;
-  registeredDefinitions(name, file, kernels, shapes.modules, shapeSrcs[0] ?? file);
+  registeredDefinitions(name, file, kernels, () => evaluateShapes(shapes.modules, shapeSrcs[0] ?? file));
 }
 
 function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions): Library {
   const manifest = parts.manifest;
   const kernels = manifest.kernels.map((k) => k.name);
-  const defs = registeredDefinitions(manifest.name, file, kernels, manifest.shapeModules, manifest.shapeSrcs[0] ?? file);
+  const defs = registeredDefinitions(manifest.name, file, kernels, (where) => manifest.cppShapeModule
+    ? evaluateCppShapes(Buffer.from(manifest.cppShapeModule, "base64"), where)
+    : evaluateShapes(manifest.shapeModules, manifest.shapeSrcs[0] ?? file));
   const runtime = resolveRuntime(pickRuntime(options), undefined, `load ${manifest.name}`);
   const { cores, threads } = resolveCores(options, manifest.multicore);
   const placed = placeModule(parts);

@@ -1,0 +1,77 @@
+// C++ shape sources (shape.cpp with NEURON_LIBRARY) become one small
+// WebAssembly module for the host: compiled with clang against the same
+// headers as kernels, with the tensor functions left as imports that the host
+// answers with meta tensors (host/library/cpp-shapes.ts). It is stored in the
+// library file, so a library loads without a compiler.
+import { readFile } from "node:fs/promises";
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { CPP_INCLUDE_DIR } from "./clang-driver.js";
+import { clang, MissingCompilerError, type FileTree } from "./toolchain.js";
+
+const HEADER = /\.(h|hh|hpp|hxx|inc)$/i;
+
+/** The clang flags of shape modules: C++14 as on the device, no libc, the host answers the imports. */
+function shapeFlags(extraCflags: string[]): string[] {
+  const allowed = extraCflags.filter((f) => /^-(D|U|std=|O|W)/.test(f));
+  return ["--target=wasm32-wasip1", "-std=c++14", "-O2", "-DGPSIMD_SHAPE_MODULE", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-fno-exceptions", "-fno-rtti", "-nostdlib", `-I${CPP_INCLUDE_DIR}`, ...allowed,
+    "-Wl,--no-entry", "-Wl,--export-table"];
+}
+
+/** A virtual file tree for the compiler: each file at its absolute path, so clang's messages name real files. */
+type Tree = FileTree;
+function place(tree: Tree, file: string, content: string | Uint8Array): void {
+  const parts = file.split(path.sep).filter(Boolean);
+  let dir = tree;
+  for (const p of parts.slice(0, -1)) dir = (dir[p] ??= {}) as Tree;
+  dir[parts[parts.length - 1]] = content;
+}
+/** Places the headers of a folder; their texts go into the library's hash (a changed header rebuilds). */
+async function placeFolder(tree: Tree, texts: Map<string, string>, dir: string, keep: (name: string) => boolean, recursive: boolean): Promise<void> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory() && recursive) await placeFolder(tree, texts, file, keep, true);
+    else if (entry.isFile() && keep(entry.name)) {
+      const text = await readFile(file, "utf8");
+      texts.set(file, text);
+      place(tree, file, text);
+    }
+  }
+}
+
+/** What the compiler said, or the module. */
+export type ShapeModuleResult = { wasm: Uint8Array; texts: Map<string, string> } | { messages: string[] };
+
+/** Compiles the C++ shape sources into one host module. */
+export async function compileCppShapes(sources: string[], extraCflags: string[]): Promise<ShapeModuleResult> {
+  let run;
+  try {
+    run = await clang();
+  } catch (e) {
+    if (e instanceof MissingCompilerError) return { messages: [e.message.replace("C++ kernel sources need", "C++ shape sources need")] };
+    throw e;
+  }
+  const tree: Tree = {};
+  const texts = new Map<string, string>();
+  for (const file of sources) {
+    const text = await readFile(file, "utf8");
+    texts.set(file, text);
+    place(tree, file, text);
+    await placeFolder(tree, texts, path.dirname(file), (n) => HEADER.test(n), false);
+  }
+  await placeFolder(tree, texts, CPP_INCLUDE_DIR, () => true, true);
+  const out = "gpsimd-shape.wasm";
+  let stderr = "";
+  const decoder = new TextDecoder();
+  try {
+    const files = await run(["clang++", ...shapeFlags(extraCflags), ...sources, "-o", out], tree, {
+      stderr: (bytes: Uint8Array | null) => { if (bytes) stderr += decoder.decode(bytes, { stream: true }); },
+    });
+    const wasm = (files as Tree)[out];
+    if (!(wasm instanceof Uint8Array)) return { messages: [stderr.trim() || "clang produced no shape module"] };
+    return { wasm, texts };
+  } catch (e) {
+    if (stderr) return { messages: stderr.trim().split("\n") };
+    throw e;
+  }
+}

@@ -1,0 +1,136 @@
+// C++ shape sources on the host: the shape module (build/cpp/shape-module.ts)
+// runs its NEURON_LIBRARY bodies at load, and each m.def(...) becomes a
+// shape function like a TypeScript one. Calls pass meta tensors as handles
+// into a table and numbers as numbers; the tensor imports of the headers are
+// answered from the meta tensors (sizes, dtype, factories), and every import
+// that would read or write data fails as reading a meta tensor does.
+import { Tensor } from "../device/tensor.js";
+import { empty, zeros, ones, full, eye } from "../device/factories.js";
+import { ShapeFunctionError, RegistryError } from "../checks/errors.js";
+import { NEURON_LIBRARY, type LibraryDefinitions, type ShapeFunction } from "./registry.js";
+
+/** Export that runs the body of NEURON_LIBRARY(<lib>, m) (include/torchneuron/register.h). */
+const LIBRARY_EXPORT = "neuron_library:";
+/** Import module of the registration contract (register.h). */
+const SHAPE_MODULE = "gpsimd-shape";
+/** Import module of the device runtime's C ABI that the headers call (assembly/cpp-abi.ts): tensors are handles. */
+const TENSOR_MODULE = "gpsimd-abi";
+/** Bytes per argument slot (register.h: union Slot). */
+const SLOT_BYTES = 8;
+
+/** The meta tensors of the shape call running now; handle = index (0 is no tensor). */
+class Handles {
+  private table: (Tensor | null)[] = [null];
+  add(t: Tensor): number { this.table.push(t); return this.table.length - 1; }
+  get(h: number, what: string): Tensor {
+    const t = this.table[h];
+    if (!t) throw new Error(`${what}: ${h} is not a tensor of this shape-function call`);
+    return t;
+  }
+  reset(): void { this.table = [null]; }
+}
+
+/** The shape-side answers to the device runtime's imports that need only sizes and dtypes, by import name. */
+function metaTensorImports(handles: Handles, memory: () => WebAssembly.Memory): Record<string, (...args: never[]) => unknown> {
+  const sizes = (ptr: number, n: number) => [...new BigInt64Array(memory().buffer, ptr, n)].map(Number);
+  return {
+    gpsimd_dim: (h: number) => handles.get(h, "dim()").dim(),
+    gpsimd_size: (h: number, d: number) => BigInt(handles.get(h, "size()").size(d)),
+    gpsimd_stride: (h: number, d: number) => BigInt(handles.get(h, "stride()").strides()[d < 0 ? d + handles.get(h, "stride()").dim() : d] ?? 0),
+    gpsimd_numel: (h: number) => BigInt(handles.get(h, "numel()").numel()),
+    gpsimd_scalar_type: (h: number) => handles.get(h, "scalar_type()").dtype,
+    gpsimd_empty: (p: number, n: number, dtype: number) => handles.add(empty(sizes(p, n), dtype)),
+    gpsimd_zeros: (p: number, n: number, dtype: number) => handles.add(zeros(sizes(p, n), dtype)),
+    gpsimd_ones: (p: number, n: number, dtype: number) => handles.add(ones(sizes(p, n), dtype)),
+    gpsimd_full: (p: number, n: number, value: number, dtype: number) => handles.add(full(sizes(p, n), value, dtype)),
+    gpsimd_full_i: (p: number, n: number, value: bigint, dtype: number) => handles.add(full(sizes(p, n), Number(value), dtype)),
+    gpsimd_eye: (n: bigint, m: bigint, dtype: number) => handles.add(eye(Number(n), Number(m), dtype)),
+    // fill_ on a meta tensor has nothing to fill, as in TypeScript shape functions.
+    gpsimd_fill: (h: number) => (handles.get(h, "fill_()"), h),
+    gpsimd_fill_i: (h: number) => (handles.get(h, "fill_()"), h),
+  };
+}
+
+/** An import the shape side does not answer: the kernel-only part of the API. */
+function kernelOnly(module: string, name: string): () => never {
+  return () => {
+    if (module === TENSOR_MODULE) {
+      throw new ShapeFunctionError("E_SHAPE_FN_DATA", `a shape function may only look at sizes and dtypes; this tensor has no data (the shape function called ${name}, which only kernels can)`);
+    }
+    throw new Error(`the shape function called ${module}.${name}, which shape functions cannot use`);
+  };
+}
+
+function readString(memory: WebAssembly.Memory, ptr: number, len: number): string {
+  return new TextDecoder().decode(new Uint8Array(memory.buffer, ptr, len));
+}
+
+const PARAM_KINDS: Record<string, string> = { t: "torch::Tensor", d: "double", l: "int64_t", s: "torch::Scalar" };
+
+/** Writes the call's arguments into the slots at argv: tensors as handles, numbers as double or int64_t. */
+function writeArguments(view: DataView, argv: number, params: string, args: unknown[], handles: Handles, op: string): void {
+  if (args.length !== params.length) {
+    throw new Error(`the C++ shape function of ${op} takes ${params.length} parameter${params.length === 1 ? "" : "s"} (${[...params].map((k) => PARAM_KINDS[k]).join(", ")}); the call has ${args.length}`);
+  }
+  [...params].forEach((kind, i) => {
+    const v = args[i];
+    const at = argv + i * SLOT_BYTES;
+    const wrong = () => new Error(`the C++ shape function of ${op}: parameter ${i} is ${PARAM_KINDS[kind]}, the argument is ${v instanceof Tensor ? "a tensor" : typeof v}`);
+    if (kind === "t") {
+      if (!(v instanceof Tensor)) throw wrong();
+      view.setInt32(at, handles.add(v), true);
+    } else if (kind === "l") {
+      if (typeof v !== "number" && typeof v !== "bigint") throw wrong();
+      view.setBigInt64(at, BigInt(v), true);
+    } else {
+      if (typeof v !== "number") throw wrong();
+      view.setFloat64(at, v, true);
+    }
+  });
+}
+
+/**
+ * Runs the NEURON_LIBRARY bodies of a C++ shape module (inside collectDefinitions, so they register
+ * like TypeScript shape sources: same checks, same errors).
+ */
+export function evaluateCppShapes(wasm: Uint8Array<ArrayBuffer>, where: string): void {
+  const module = new WebAssembly.Module(wasm);
+  const handles = new Handles();
+  let instance: WebAssembly.Instance | null = null;
+  const memory = () => instance!.exports.memory as WebAssembly.Memory;
+  let defining: LibraryDefinitions | null = null;
+  const table = () => instance!.exports.__indirect_function_table as WebAssembly.Table;
+
+  const def = (opPtr: number, opLen: number, kernelPtr: number, kernelLen: number, paramsPtr: number, paramsLen: number, thunk: number, fn: number, argv: number) => {
+    const op = readString(memory(), opPtr, opLen);
+    const kernel = readString(memory(), kernelPtr, kernelLen);
+    const params = readString(memory(), paramsPtr, paramsLen);
+    const call = table().get(thunk) as (fn: number, argv: number) => number;
+    const name = `${defining!.lib}::${op}`;
+    const shape: ShapeFunction = (...args: unknown[]) => {
+      try {
+        writeArguments(new DataView(memory().buffer), argv, params, args, handles, name);
+        return handles.get(call(fn, argv), `the C++ shape function of ${name} returned a tensor that`);
+      } finally {
+        handles.reset();
+      }
+    };
+    defining!.def(op, shape, kernel);
+  };
+
+  const tensorImports = metaTensorImports(handles, memory);
+  const imports: Record<string, Record<string, WebAssembly.ImportValue>> = {};
+  for (const imp of WebAssembly.Module.imports(module)) {
+    if (imp.kind !== "function") throw new RegistryError("E_SHAPE_MODULE", `${where}: the C++ shape sources import ${imp.kind} ${imp.module}.${imp.name}; shape modules import functions only`);
+    const given = imp.module === SHAPE_MODULE && imp.name === "def" ? def : imp.module === TENSOR_MODULE ? tensorImports[imp.name] : undefined;
+    (imports[imp.module] ??= {})[imp.name] = (given ?? kernelOnly(imp.module, imp.name)) as WebAssembly.ImportValue;
+  }
+  instance = new WebAssembly.Instance(module, imports);
+  const bodies = WebAssembly.Module.exports(module).filter((e) => e.name.startsWith(LIBRARY_EXPORT));
+  for (const body of bodies) {
+    NEURON_LIBRARY(body.name.slice(LIBRARY_EXPORT.length), (m) => {
+      defining = m;
+      (instance!.exports[body.name] as () => void)();
+    });
+  }
+}
