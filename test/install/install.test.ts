@@ -83,7 +83,7 @@ describe("a fresh clone", () => {
   it("packs what users need and nothing else", () => {
     for (const needed of ["LICENSE", "README.md", "package.json", "index.ts", "asconfig.json", "assembly/index.ts", "assembly/tsconfig.json",
       "dist/host/index.js", "dist/host/index.d.ts", "dist/cli/gpsimd.js", "dist/ops/index.js", "dist/ops/index.d.ts",
-      "dist/build/compile-worker.js", "ops/relu/tcm.ts", "ops/relu/register-tcm.ts"]) {
+      "dist/build/compile-worker.js", "ops/relu/tcm.ts", "ops/relu/register-tcm.ts", "include/torch/torch.h", "include/gpsimd/abi.h"]) {
       expect(tarballFiles).toContain(needed);
     }
     const unwanted = tarballFiles.filter((f) => /^(test|bench|examples|\.ci|build|dist\/(examples|bench|test))\//.test(f) || /^(tsconfig|vitest\.config|package-lock)/.test(f));
