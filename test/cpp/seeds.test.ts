@@ -13,7 +13,7 @@ import {
   custom_op, ops, randn, tensor, shutdown, setOutput, TensorRangeError, CrossCoreWriteError, type Library, type LoadOptions,
 } from "gpsimd";
 import { SEEDS_CPP, seedCpp, reluSource } from "../../examples/seeds-cpp.js";
-import { giou } from "../../ops/giou/reference.js";
+import { giouOf as giou } from "../../ops/giou/reference.js";
 import { w1Boxes } from "../../ops/giou/boxes.js";
 import { TEST_BUILD_DIR, values, floats } from "../helpers.js";
 

@@ -13,7 +13,7 @@ import { fixturePath, expectGpsimdError, TEST_BUILD_DIR, FIXTURES_DIR, values } 
 import { withShapeContext } from "../../dist/host/device/shape-context.js";
 import { relu_forward_shape } from "../../ops/relu/shape.js";
 import { giou_shape } from "../../ops/giou/shape.js";
-import { giou } from "../../ops/giou/reference.js";
+import { giouOf as giou } from "../../ops/giou/reference.js";
 
 const opsDir = path.join(FIXTURES_DIR, "..", "..", "ops");
 const loaded: Library[] = [];
