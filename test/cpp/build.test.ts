@@ -26,7 +26,7 @@ describe("C++ builds", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "gpsimd-noclang-"));
     copyFileSync(fixturePath("cpp/twins", "bugs.cpp"), path.join(dir, "k.cpp"));
     const script = `import { custom_op } from ${JSON.stringify(path.join(REPO, "dist/host/index.js"))};
-try { custom_op.load({ name: "k", compute_srcs: ["k.cpp"], shape_srcs: [${JSON.stringify(file("register.ts"))}], build_directory: "." }); }
+try { custom_op.load({ name: "k", compute_srcs: ["k.cpp"], shape_srcs: [${JSON.stringify(fixturePath("cpp/twins", "register-cpp.ts"))}], build_directory: "." }); }
 catch (e) { console.log(JSON.stringify({ name: e.constructor.name, code: e.code, message: e.message })); }`;
     writeFileSync(path.join(dir, "load.mjs"), script);
     const out = execFileSync(process.execPath, ["load.mjs"], { cwd: dir, env: { ...process.env, GPSIMD_NO_CLANG: "1" }, encoding: "utf8" });
