@@ -5,6 +5,7 @@
 // same result. One launch runs at a time. A kernel that runs past its
 // deadline is stopped by the watchdog (watchdog.ts: its loops and calls poll
 // a stop word); threads that still do not finish are rebuilt.
+import { threadOptions } from "./thread-options.js";
 import { Worker, MessageChannel, type MessagePort } from "node:worker_threads";
 import { hbm } from "../device/hbm.js";
 import { coreRegion, printfQueueBytes, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
@@ -104,7 +105,7 @@ export class Pool {
       index, control: this.controlBuffer, mailboxes: this.mailboxes, memory: hbm().memory, port: port2,
       replayed: this.libraryIds.size, messagesAtStart: this.messages, seqAtStart: this.seq,
     };
-    const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: init, transferList: [port2] });
+    const worker = new Worker(new URL("./worker.js", import.meta.url), threadOptions({ workerData: init, transferList: [port2] }));
     let settle!: () => void;
     const ready = new Promise<void>((resolve) => { settle = resolve; });
     this.readiness.set(worker, { ready, settle });
@@ -168,13 +169,14 @@ export class Pool {
   /**
    * Runs a launch and waits for it: the calling thread runs cores too, beside threads - 1 workers.
    * It may, because every loop and call of a kernel polls its stop word and the watchdog thread,
-   * not this one, sets it at the deadline.
+   * not this one, sets it at the deadline. A kernel whose code is not polled (callingThreadRuns
+   * false) runs on workers only, which the deadline ends by replacing them if it must.
    */
-  launchSync(request: LaunchRequest): void {
+  launchSync(request: LaunchRequest, { callingThreadRuns = true } = {}): void {
     if (this.inFlight) this.finishBlocking(this.inFlight);
-    const launch = this.publish(request, null, request.library.threads - 1);
+    const launch = this.publish(request, null, callingThreadRuns ? request.library.threads - 1 : Math.max(1, request.library.threads));
     try {
-      this.main.runClaims(launch.seq);
+      if (callingThreadRuns) this.main.runClaims(launch.seq);
     } catch (e) {
       // Not a kernel error (those are reported per core): the calling thread's executor failed, and
       // workers may still run cores of the launch: they are replaced.

@@ -4,6 +4,7 @@
 // The calling thread arms a slot per run with plain stores into shared memory;
 // it wakes the watchdog only when the new deadline is earlier than the one the
 // watchdog already sleeps until (in a stream of launches: almost never).
+import { threadOptions } from "./thread-options.js";
 import { Worker } from "node:worker_threads";
 import { hbm } from "../device/hbm.js";
 import { epochNow } from "./protocol.js";
@@ -23,7 +24,7 @@ export class Watchdog {
 
   constructor(memory: WebAssembly.Memory) {
     this.f64[F_SLEEP_UNTIL] = Infinity; // not started yet: it scans every slot when it starts
-    this.thread = new Worker(new URL("./watchdog-thread.js", import.meta.url), { workerData: { watch: this.buffer, memory } satisfies WatchdogInit });
+    this.thread = new Worker(new URL("./watchdog-thread.js", import.meta.url), threadOptions({ workerData: { watch: this.buffer, memory } satisfies WatchdogInit }));
     this.thread.unref(); // it never keeps the process alive
   }
 

@@ -1,6 +1,7 @@
 // Synchronous builds: the compiler (asynchronous, and slow to start) lives on
 // one worker thread for the whole process; the caller blocks on a shared
 // buffer until its build is answered.
+import { threadOptions } from "../cores/thread-options.js";
 import { Worker } from "node:worker_threads";
 import type { BuildRequest } from "../../build/compile.js";
 import type { CompileJob, CompileAnswer } from "../../build/compile-worker.js";
@@ -24,7 +25,7 @@ export function buildSync(request: BuildRequest, outFile: string, waiting?: (ela
     throw new BuildError("E_BUILD_DIRECTORY", `custom_op.load(${request.name}): cannot create build_directory ${dir}: ${e instanceof Error ? e.message : String(e)}`, { details: { directory: dir }, cause: e });
   }
   if (!worker) {
-    worker = new Worker(new URL("../../build/compile-worker.js", import.meta.url));
+    worker = new Worker(new URL("../../build/compile-worker.js", import.meta.url), threadOptions());
     worker.unref();
     worker.on("exit", () => { worker = null; });
   }

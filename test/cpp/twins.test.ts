@@ -20,12 +20,15 @@ afterAll(async () => {
   await shutdown();
 });
 
-/** The error an operator throws, its library's name taken out of the message. */
-function failure(lib: "twin_cpp" | "twin_as", op: string, ...args: unknown[]): { name: string; code: string; message: string } {
+/** Where a message names the kernel statement: " at fn (file:line:column)", or " at fn" where no line is known; each language names its own source. */
+const PLACE = / at (\S+)(?: \(([^)]*)\))?$/;
+
+/** The error an operator throws, its library's name and its source place taken out of the message (the place apart). */
+function failure(lib: "twin_cpp" | "twin_as", op: string, ...args: unknown[]): { name: string; code: string; message: string; place: string | null } {
   const e = thrown(() => (ops[lib] as Record<string, (...a: unknown[]) => unknown>)[op](...args));
   expect(e, String(e)).toBeInstanceOf(GpsimdError);
   const err = e as GpsimdError;
-  return { name: err.constructor.name, code: err.code, message: err.message.replaceAll(lib, "LIB") };
+  return { name: err.constructor.name, code: err.code, message: err.message.replaceAll(lib, "LIB").replace(PLACE, ""), place: PLACE.exec(err.message)?.[2] ?? null };
 }
 
 describe("the same bug in C++ and in AssemblyScript", () => {
@@ -38,10 +41,12 @@ describe("the same bug in C++ and in AssemblyScript", () => {
     ["stream_past_end", "E_STREAM_END"],
     ["guard_overrun", "E_TCM_GUARD"],
   ])("%s: the same error, code and message", (op, code) => {
-    const fromCpp = failure("twin_cpp", op, input());
-    const fromAs = failure("twin_as", op, input());
+    const { place: cppPlace, ...fromCpp } = failure("twin_cpp", op, input());
+    const { place: asPlace, ...fromAs } = failure("twin_as", op, input());
     expect(fromCpp.code).toBe(code);
     expect(fromCpp).toEqual(fromAs);
+    // Where both name a line, each names its own source file.
+    if (asPlace && cppPlace) expect(cppPlace, `${op}: ${asPlace}`).toMatch(/bugs\.cpp:\d+:\d+$/);
   });
 });
 
