@@ -107,7 +107,7 @@ function latencyTable(w: WorkloadInfo, latency: Record<string, Latency>): string
 }
 
 /** The page. `kernels` names the variants that are gpsimd kernels (drawn in blue; peers in grey). */
-export function renderChart(r: SuiteResults, kernels: Set<string> = new Set(["elementwise", "stream", "tcm", "multicore-tcm", "checks-on", "checks-off", "cpp", "single-core", "multicore-1core", "multicore-8cores"])): string {
+export function renderChart(r: SuiteResults, kernels: Set<string> = new Set(["elementwise", "stream", "tcm", "multicore-tcm", "checks-on", "checks-off", "cpp-seed", "cpp-tcm", "cpp-multicore", "single-core", "multicore-1core", "multicore-8cores"])): string {
   const seconds = secondsByCase(r);
   const e = r.meta.environment;
   const panels = r.meta.workloads.map((w) => {

@@ -186,8 +186,9 @@ export class Library {
    * calling thread may run it. C++ kernels' own code is not polled yet: their calls run on the core threads only.
    */
   get stoppable(): boolean {
-    return !this.manifest.computeSrcs.some(isCppSource);
+    return (this.isStoppable ??= !this.manifest.computeSrcs.some(isCppSource));
   }
+  private isStoppable: boolean | undefined;
 
   /** Calls operator `name` without blocking the event loop; the kernel runs on worker threads. */
   async callAsync(name: string, args: unknown[]): Promise<Tensor> {
