@@ -27,6 +27,7 @@
 // It is deterministic and does not look at constant addresses, so the two
 // builds of build/compile.ts (at two static-data bases) stay identical but for
 // those constants, as build/relocate.ts requires.
+import { walkExpressions } from "./binaryen-walk.js";
 import binaryen from "binaryen";
 import { SANITIZE_MODULE } from "../host/checks/sanitizer-fast-path.js";
 /** Import names, by internal function name. */
@@ -51,23 +52,6 @@ const ids = binaryen as unknown as Record<string, number>;
 /** binaryen.js's per-kind getters and setters (binaryen.Load.getPtr, ...), which its typings do not declare. */
 type Kind = "Load" | "Store" | "AtomicRMW" | "AtomicCmpxchg" | "AtomicWait" | "AtomicNotify" | "SIMDLoad" | "SIMDLoadStoreLane" | "MemoryCopy" | "MemoryFill" | "MemoryInit" | "MemoryGrow";
 const B = binaryen as unknown as Record<Kind, Record<string, (expr: number, value?: number) => number>>;
-/** Child fields of each expression kind that holds sub-expressions (from binaryen.getExpressionInfo). */
-const CHILDREN = new Map<number, string[]>(([
-  ["Block", ["children"]], ["If", ["condition", "ifTrue", "ifFalse"]], ["Loop", ["body"]], ["Break", ["condition", "value"]],
-  ["Switch", ["condition", "value"]], ["Call", ["operands"]], ["CallIndirect", ["target", "operands"]], ["LocalSet", ["value"]],
-  ["GlobalSet", ["value"]], ["Load", ["ptr"]], ["Store", ["ptr", "value"]], ["AtomicRMW", ["ptr", "value"]],
-  ["AtomicCmpxchg", ["ptr", "expected", "replacement"]], ["AtomicWait", ["ptr", "expected", "timeout"]], ["AtomicNotify", ["ptr", "notifyCount"]],
-  ["SIMDExtract", ["vec"]], ["SIMDReplace", ["vec", "value"]], ["SIMDShuffle", ["left", "right"]], ["SIMDTernary", ["a", "b", "c"]],
-  ["SIMDShift", ["vec", "shift"]], ["SIMDLoad", ["ptr"]], ["SIMDLoadStoreLane", ["ptr", "vec"]], ["MemoryInit", ["dest", "offset", "size"]],
-  ["MemoryCopy", ["dest", "source", "size"]], ["MemoryFill", ["dest", "value", "size"]], ["Unary", ["value"]], ["Binary", ["left", "right"]],
-  ["Select", ["ifTrue", "ifFalse", "condition"]], ["Drop", ["value"]], ["Return", ["value"]], ["MemoryGrow", ["delta"]],
-  ["TupleMake", ["operands"]], ["TupleExtract", ["tuple"]], ["Try", ["body", "catchBodies"]], ["Throw", ["operands"]],
-  ["RefIsNull", ["value"]], ["RefAs", ["value"]], ["RefEq", ["left", "right"]], ["TableGet", ["index"]], ["TableSet", ["index", "value"]],
-  ["TableGrow", ["value", "delta"]],
-  ["Nop", []], ["LocalGet", []], ["GlobalGet", []], ["Const", []], ["MemorySize", []], ["Unreachable", []], ["AtomicFence", []],
-  ["DataDrop", []], ["RefNull", []], ["RefFunc", []], ["Pop", []], ["Rethrow", []], ["TableSize", []],
-] as [string, string[]][]).map(([kind, fields]) => [ids[`${kind}Id`], fields]));
-
 /** Bytes read by each SIMD load form (v128.load is a plain Load of 16 bytes); the ops of SIMDLoad. */
 const SIMD_LOAD_BYTES = opBytes([
   ["Load8SplatVec128", 1], ["Load16SplatVec128", 2], ["Load32SplatVec128", 4], ["Load64SplatVec128", 8],
@@ -88,22 +72,8 @@ function opBytes(table: [string, number][]): Map<number, number> {
 /** Every expression under root that touches memory (collected first: instrumenting adds expressions that need no check). */
 function memoryExpressions(root: binaryen.ExpressionRef): binaryen.ExpressionRef[] {
   const found: binaryen.ExpressionRef[] = [];
-  const stack = [root];
-  while (stack.length) {
-    const expr = stack.pop()!;
-    if (!expr) continue;
-    const id = binaryen.getExpressionId(expr);
-    const fields = CHILDREN.get(id);
-    if (!fields) throw new Error(`sanitize: cannot instrument a module with expression kind ${id} (${binaryen.emitText(expr).split("\n")[0]})`);
-    if (TOUCHES_MEMORY.has(id)) found.push(expr);
-    if (!fields.length) continue; // a leaf (binaryen.js has no info for some leaves, like unreachable)
-    const info = binaryen.getExpressionInfo(expr) as unknown as Record<string, unknown>;
-    for (const f of fields) {
-      const v = info[f];
-      if (Array.isArray(v)) stack.push(...(v as number[]));
-      else if (typeof v === "number") stack.push(v);
-    }
-  }
+  walkExpressions(root, (expr, id) => { if (TOUCHES_MEMORY.has(id)) found.push(expr); },
+    (id, expr) => new Error(`sanitize: cannot instrument a module with expression kind ${id} (${binaryen.emitText(expr).split("\n")[0]})`));
   return found;
 }
 

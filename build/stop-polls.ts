@@ -24,6 +24,7 @@
 //   build must refuse the module.
 // Polls carry no debug location: instructions of the kernel keep their own,
 // so a trap inside a loop still maps to its source line.
+import { walkExpressions } from "./binaryen-walk.js";
 import binaryen from "binaryen";
 import { STOP_WORD_GLOBAL, SET_STOP_WORD_EXPORT, STOP_IMPORT } from "./stop-poll-names.js";
 
@@ -41,69 +42,11 @@ export interface StopPollReport {
   atomicWaits: string[];
 }
 
-type Info = binaryen.ExpressionInfo & Record<string, unknown>;
-
 /** Setters the JS API has but its typings do not declare. */
 const api = binaryen as unknown as {
   Function: { setBody(func: binaryen.FunctionRef, body: binaryen.ExpressionRef): void };
   Loop: { getBody(loop: binaryen.ExpressionRef): binaryen.ExpressionRef; setBody(loop: binaryen.ExpressionRef, body: binaryen.ExpressionRef): void };
 };
-
-/** Child fields of each expression kind (the ones that hold expressions, not numbers). */
-const CHILDREN = new Map<number, string[]>([
-  [binaryen.BlockId, ["children"]],
-  [binaryen.IfId, ["condition", "ifTrue", "ifFalse"]],
-  [binaryen.LoopId, ["body"]],
-  [binaryen.BreakId, ["condition", "value"]],
-  [binaryen.SwitchId, ["condition", "value"]],
-  [binaryen.CallId, ["operands"]],
-  [binaryen.CallIndirectId, ["target", "operands"]],
-  [binaryen.LocalGetId, []],
-  [binaryen.LocalSetId, ["value"]],
-  [binaryen.GlobalGetId, []],
-  [binaryen.GlobalSetId, ["value"]],
-  [binaryen.LoadId, ["ptr"]],
-  [binaryen.StoreId, ["ptr", "value"]],
-  [binaryen.ConstId, []],
-  [binaryen.UnaryId, ["value"]],
-  [binaryen.BinaryId, ["left", "right"]],
-  [binaryen.SelectId, ["ifTrue", "ifFalse", "condition"]],
-  [binaryen.DropId, ["value"]],
-  [binaryen.ReturnId, ["value"]],
-  [binaryen.MemorySizeId, []],
-  [binaryen.MemoryGrowId, ["delta"]],
-  [binaryen.NopId, []],
-  [binaryen.UnreachableId, []],
-  [binaryen.AtomicRMWId, ["ptr", "value"]],
-  [binaryen.AtomicCmpxchgId, ["ptr", "expected", "replacement"]],
-  [binaryen.AtomicWaitId, ["ptr", "expected", "timeout"]],
-  [binaryen.AtomicNotifyId, ["ptr", "notifyCount"]],
-  [binaryen.AtomicFenceId, []],
-  [binaryen.SIMDExtractId, ["vec"]],
-  [binaryen.SIMDReplaceId, ["vec", "value"]],
-  [binaryen.SIMDShuffleId, ["left", "right"]],
-  [binaryen.SIMDTernaryId, ["a", "b", "c"]],
-  [binaryen.SIMDShiftId, ["vec", "shift"]],
-  [binaryen.SIMDLoadId, ["ptr"]],
-  [binaryen.SIMDLoadStoreLaneId, ["ptr", "vec"]],
-  [binaryen.MemoryInitId, ["dest", "offset", "size"]],
-  [binaryen.DataDropId, []],
-  [binaryen.MemoryCopyId, ["dest", "source", "size"]],
-  [binaryen.MemoryFillId, ["dest", "value", "size"]],
-  [binaryen.RefNullId, []],
-  [binaryen.RefIsNullId, ["value"]],
-  [binaryen.RefFuncId, []],
-  [binaryen.RefEqId, ["left", "right"]],
-  [binaryen.RefAsId, ["value"]],
-  [binaryen.TableGetId, ["index"]],
-  [binaryen.TableSetId, ["index", "value"]],
-  [binaryen.TableSizeId, []],
-  [binaryen.TableGrowId, ["value", "delta"]],
-  [binaryen.CallRefId, ["operands", "target"]],
-  [binaryen.TupleMakeId, ["operands"]],
-  [binaryen.TupleExtractId, ["tuple"]],
-  [binaryen.PopId, []],
-]);
 
 const CALLS = new Set<number>([binaryen.CallId, binaryen.CallIndirectId, binaryen.CallRefId]);
 
@@ -111,24 +54,11 @@ const CALLS = new Set<number>([binaryen.CallId, binaryen.CallIndirectId, binarye
 function scan(body: number, imports: Set<string>, fn: string): { loops: number[]; calls: boolean; waits: boolean } {
   const loops: number[] = [];
   let calls = false, waits = false;
-  const stack = [body];
-  while (stack.length) {
-    const expr = stack.pop()!;
-    if (!expr) continue;
-    const id = binaryen.getExpressionId(expr);
-    const fields = CHILDREN.get(id);
-    if (!fields) throw new Error(`insertStopPolls: ${fn} holds an instruction the pass does not know (expression id ${id}); teach build/stop-polls.ts its children`);
+  walkExpressions(body, (expr, id, info) => {
     if (id === binaryen.LoopId) loops.push(expr);
     if (id === binaryen.AtomicWaitId) waits = true;
-    if (fields.length === 0) continue; // (getExpressionInfo throws for some leaves, such as unreachable)
-    const info = binaryen.getExpressionInfo(expr) as Info;
-    if (CALLS.has(id) && !(id === binaryen.CallId && imports.has(info.target as string))) calls = true;
-    for (const f of fields) {
-      const v = info[f];
-      if (Array.isArray(v)) stack.push(...(v as number[]));
-      else if (typeof v === "number" && v) stack.push(v);
-    }
-  }
+    if (CALLS.has(id) && !(id === binaryen.CallId && imports.has(info!.target as string))) calls = true;
+  }, (id) => new Error(`insertStopPolls: ${fn} holds an instruction the pass does not know (expression id ${id}); teach build/binaryen-walk.ts its children`));
   return { loops, calls, waits };
 }
 
