@@ -95,6 +95,7 @@ export class Library {
     private readonly pool: () => Pool,
   ) {
     this.settings = settings;
+    this.stoppable = !manifest.computeSrcs.some(isCppSource);
     for (const d of definitions) {
       const kernel = manifest.kernels.find((k) => k.name === d.kernel)!;
       this.ops.set(d.op, { qualifiedName: `${namespace}::${d.op}`, definition: d, kernel, index: this.ops.size });
@@ -185,10 +186,7 @@ export class Library {
    * Whether every loop and call of the kernel code polls its core's stop word (build/stop-polls.ts), so that the
    * calling thread may run it. C++ kernels' own code is not polled yet: their calls run on the core threads only.
    */
-  get stoppable(): boolean {
-    return (this.isStoppable ??= !this.manifest.computeSrcs.some(isCppSource));
-  }
-  private isStoppable: boolean | undefined;
+  readonly stoppable: boolean;
 
   /** Calls operator `name` without blocking the event loop; the kernel runs on worker threads. */
   async callAsync(name: string, args: unknown[]): Promise<Tensor> {
