@@ -19,20 +19,24 @@ export function descriptorAddress(ctx: number, index: number): number {
   return ctx + CTX_DESC + index * DESC_BYTES;
 }
 
-/** Writes one descriptor at `at`. */
-export function writeDescriptor(view: DataView, at: number, t: Tensor, slot: number, flags: number): void {
-  new Uint8Array(view.buffer, at, DESC_BYTES).fill(0);
+/** Writes one descriptor at byte address `at` through `words`, a u32 view of device memory (hbm().words()). */
+export function writeDescriptor(words: Uint32Array, at: number, t: Tensor, slot: number, flags: number): void {
+  const d = at >>> 2;
+  words.fill(0, d, d + (DESC_BYTES >> 2));
   const sizes = t.sizes();
-  view.setUint32(at + TD_DATA, t.pinnedAddress, true);
-  view.setInt32(at + TD_DTYPE, t.dtype, true);
-  view.setInt32(at + TD_NDIM, sizes.length, true);
-  view.setInt32(at + TD_FLAGS, flags, true);
-  view.setBigInt64(at + TD_NUMEL, BigInt(t.numel()), true);
-  view.setInt32(at + TD_SLOT, slot, true);
+  const numel = t.numel();
+  // Negative i32 fields (slot -1) wrap to their two's-complement u32, as the kernel reads them.
+  words[d + (TD_DATA >> 2)] = t.pinnedAddress;
+  words[d + (TD_DTYPE >> 2)] = t.dtype;
+  words[d + (TD_NDIM >> 2)] = sizes.length;
+  words[d + (TD_FLAGS >> 2)] = flags;
+  words[d + (TD_NUMEL >> 2)] = numel % 0x1_0000_0000; // i64, little-endian: low word, then high word
+  words[d + (TD_NUMEL >> 2) + 1] = Math.floor(numel / 0x1_0000_0000);
+  words[d + (TD_SLOT >> 2)] = slot;
   let stride = 1;
   for (let i = sizes.length - 1; i >= 0; i--) {
-    view.setInt32(at + TD_SIZES + 4 * i, sizes[i], true);
-    view.setUint32(at + TD_STRIDES + 4 * i, stride, true);
+    words[d + (TD_SIZES >> 2) + i] = sizes[i];
+    words[d + (TD_STRIDES >> 2) + i] = stride;
     stride *= sizes[i];
   }
 }
@@ -53,35 +57,42 @@ export interface LaunchDescriptors {
   /** Descriptor address of the output in the block prepared (0 for none). */
   outputDesc: number;
   /** The trusted words (TRUSTED_WORDS) of each slot as written, slot after slot. */
-  words: Uint32Array;
+  words: number[];
 }
 
 /** The launch state of one core: who it is, its flags, and its tensors; returns the host's copy of the descriptors. */
 export function prepareCore(
-  view: DataView, ctx: number, core: number, cores: number, flags: number,
+  ctx: number, core: number, cores: number, flags: number,
   args: (Tensor | null)[], output: Tensor | null,
 ): LaunchDescriptors {
-  view.setInt32(ctx + CTX_CPU_ID, core, true);
-  view.setInt32(ctx + CTX_CPU_COUNT, cores, true);
-  view.setInt32(ctx + CTX_FLAGS, flags, true);
-  const argDescs = args.map((t, i) => {
-    if (!t) return null;
+  // Plain stores through one view of the memory, reused across launches (hbm().words()): a launch's
+  // host work is a few microseconds, and views, DataViews and BigInts made per launch showed in it.
+  const memory = hbm().words();
+  const c = ctx >>> 2;
+  memory[c + (CTX_CPU_ID >> 2)] = core;
+  memory[c + (CTX_CPU_COUNT >> 2)] = cores;
+  memory[c + (CTX_FLAGS >> 2)] = flags;
+  const argDescs: (number | null)[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i];
+    if (!t) { argDescs.push(null); continue; }
     const at = descriptorAddress(ctx, i);
-    writeDescriptor(view, at, t, i, TDF_READ_ONLY);
-    return at;
-  });
+    writeDescriptor(memory, at, t, i, TDF_READ_ONLY);
+    argDescs.push(at);
+  }
   let outputDesc = 0;
   if (output) {
     outputDesc = descriptorAddress(ctx, args.length);
-    writeDescriptor(view, outputDesc, output, OUTPUT_SLOT, TDF_OUTPUT);
+    writeDescriptor(memory, outputDesc, output, OUTPUT_SLOT, TDF_OUTPUT);
   }
   const count = args.length + (output ? 1 : 0);
-  view.setInt32(ctx + CTX_NUM_TENSORS, count, true);
-  view.setUint32(ctx + CTX_DST, outputDesc, true);
-  // Only the trusted words are kept: a plain copy, made from a view of the memory that is reused across launches.
-  const memory = hbm().words(), base = (ctx + CTX_DESC) >>> 2, per = DESC_BYTES >> 2;
-  const words = new Uint32Array(count * NTRUSTED);
-  for (let i = 0, k = 0; i < count; i++) for (let j = 0; j < NTRUSTED; j++) words[k++] = memory[base + i * per + TRUSTED_WORDS[j]];
+  memory[c + (CTX_NUM_TENSORS >> 2)] = count;
+  memory[c + (CTX_DST >> 2)] = outputDesc;
+  // Only the trusted words are kept: a plain copy of what was just written, in a JS array (a small
+  // typed array has an off-heap store and cost more than the rest of this function).
+  const base = (ctx + CTX_DESC) >>> 2, per = DESC_BYTES >> 2;
+  const words: number[] = [];
+  for (let i = 0; i < count; i++) for (let j = 0; j < NTRUSTED; j++) words.push(memory[base + i * per + TRUSTED_WORDS[j]]);
   return { tensors: [...args, output], argDescs, outputDesc, words };
 }
 

@@ -11,6 +11,7 @@ import {
   TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS, MAX_WLOG, CTX_STOP,
 } from "../device/layout.js";
 import { regionAt } from "../device/core-regions.js";
+import { hbm } from "../device/hbm.js";
 import { E_STOPPED } from "../checks/error-codes.js";
 import { SET_STOP_WORD_EXPORT, STOP_IMPORT } from "../../build/stop-poll-names.js";
 import { LibraryFormatError } from "../checks/errors.js";
@@ -77,13 +78,12 @@ export function appendToRing(memory: WebAssembly.Memory, ring: Ring, ctx: number
 }
 
 /** The text in a core's printf ring, and how many bytes were overwritten (main thread: the ring's place comes from the host's region table). */
-export function readRing(memory: WebAssembly.Memory, ctx: number): { text: string; lost: number } {
+export function readRing(ctx: number): { text: string; lost: number } {
   const region = regionAt(ctx);
-  const view = new DataView(memory.buffer);
-  const head = ringHead(view, ctx);
+  const head = ringHead(hbm().view(), ctx);
   if (!region || region.printfBytes === 0 || head === 0) return { text: "", lost: 0 };
   const size = region.printfBytes;
-  const ring = new Uint8Array(memory.buffer, region.ring, size);
+  const ring = new Uint8Array(hbm().memory.buffer, region.ring, size);
   const kept = Math.min(head, size);
   const out = new Uint8Array(kept);
   for (let i = 0; i < kept; i++) out[i] = ring[(head - kept + i) % size];

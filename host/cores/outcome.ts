@@ -16,7 +16,7 @@ import type { LaunchRequest } from "./pool.js";
 /** Reads every core's outcome, runs the cross-core checks and shows output; throws the launch's error, if any. */
 export function finishLaunch(request: LaunchRequest, control: Int32Array, mailboxes: SharedArrayBuffer, traceArea: number): void {
   const { library: lib, op } = request;
-  const view = new DataView(hbm().memory.buffer);
+  const view = hbm().view();
   const words = hbm().words();
   const errors: GpsimdError[] = [];
   const reports: CoreReport[] = [];
@@ -68,13 +68,13 @@ export function timeoutError(op: string, ms: number, stopped: number[], unstarte
 
 /** Each core's timeline and counters of the launch just completed. */
 function coreTraces(control: Int32Array, traceArea: number, cores: number, writes: CoreWrites[], returnedElements: number): CoreTrace[] {
-  const view = new DataView(hbm().memory.buffer);
+  const view = hbm().view();
   const f64 = new Float64Array(hbm().memory.buffer);
   return Array.from({ length: cores }, (_, k) => {
     const ctx = Atomics.load(control, C_CONTEXTS + k) >>> 0;
     return coreTrace(f64, (traceArea + k * TRACE_CORE_BYTES) / 8, {
       core: k, counters: readCounters(view, ctx),
-      writes: returnedElements ? (k === 0 ? [0, returnedElements] : []) : writes[k].intervals, printf: readRing(hbm().memory, ctx).text,
+      writes: returnedElements ? (k === 0 ? [0, returnedElements] : []) : writes[k].intervals, printf: readRing(ctx).text,
     });
   });
 }

@@ -216,15 +216,15 @@ export class Pool {
     const heap = lib.manifest.heapBytes || DEFAULT_HEAP_BYTES;
     const printfBytes = printfQueueBytes(); // the environment is read once per launch, not per core
     const contexts = Array.from({ length: cores }, (_, k) => coreRegion(k, heap, printfBytes).ctx); // may grow device memory
-    const words = new Int32Array(hbm().memory.buffer);
+    const words = hbm().words();
     contexts.forEach((ctx, k) => {
       Atomics.store(this.control, C_CONTEXTS + k, ctx);
       Atomics.store(this.control, C_STATUS + k, STATUS_PENDING);
       Atomics.store(words, (ctx + CTX_STOP) >>> 2, 0);
     });
     this.template ||= hbm().alloc(CTX_DESC + 16 * DESC_BYTES, "launch template");
-    const view = new DataView(hbm().memory.buffer);
-    request.descriptors = prepareCore(view, this.template, 0, cores, request.flags, request.checked.tensors, request.output);
+    const view = hbm().view();
+    request.descriptors = prepareCore(this.template, 0, cores, request.flags, request.checked.tensors, request.output);
     const seq = (this.seq = (this.seq % 0xFFFFFF) + 1);
     view.setInt32(this.template + CTX_LAUNCH, seq, true);
     request.checked.scalars.forEach((s, i) => {

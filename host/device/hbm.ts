@@ -76,6 +76,12 @@ export class DeviceMemory {
     return (this.wordView ??= new Uint32Array(this.memory.buffer));
   }
 
+  private dataView: DataView<ArrayBufferLike> | null = null;
+  /** A DataView of the whole memory, kept like words() (made again after the allocator's top moved). */
+  view(): DataView {
+    return (this.dataView ??= new DataView(this.memory.buffer));
+  }
+
   /** Best fit among the free blocks that can hold `bytes` at an `align`-aligned address; -1 if none. */
   private takeFree(bytes: number, align: number): number {
     let best = -1;
@@ -117,7 +123,7 @@ export class DeviceMemory {
       this.memory.grow(pages);
     }
     this.top = end;
-    this.wordView = null; // new memory at the top (grown here, or, by a kernel's memory.grow, elsewhere)
+    this.wordView = this.dataView = null; // new memory at the top (grown here, or, by a kernel's memory.grow, elsewhere)
     return addr;
   }
 

@@ -38,21 +38,29 @@ function release(s: Storage): void {
 /** Checks that sizes are non-negative integers; returns a copy. */
 export function checkSizes(sizes: readonly number[], what = "tensor"): number[] {
   if (!Array.isArray(sizes)) throw new TensorShapeError("E_SHAPE", `${what}: sizes must be an array of integers, got ${String(sizes)}`);
-  sizes.forEach((s, i) => {
+  // A plain loop: every call makes tensors (its output, the shape function's meta tensors).
+  const copy = new Array<number>(sizes.length);
+  for (let i = 0; i < sizes.length; i++) {
+    const s = sizes[i];
     if (!Number.isInteger(s) || s < 0) throw new TensorShapeError("E_SHAPE", `${what}: size ${s} of dimension ${i} in [${sizes.join(", ")}] is not a non-negative integer`, { details: { sizes, dim: i } });
-  });
-  return [...sizes];
+    copy[i] = s;
+  }
+  return copy;
 }
 
 /** Checks a tensor passed to or returned from an operator against the device limits (DEVICE_SHAPE_LIMITS). */
 export function checkDeviceLimits(t: Tensor, what: string, op?: string): void {
-  checkShapeLimits(t.sizes(), `${what} ${t.describe()}`, op);
+  const sizes = t.sizes();
+  if (!fitsDeviceLimits(sizes)) checkShapeLimits(sizes, `${what} ${t.describe()}`, op); // the name is made only for the error
+}
+
+function fitsDeviceLimits(sizes: readonly number[]): boolean {
+  return DEVICE_SHAPE_LIMITS.some((l) => sizes.length <= l.maxDims && sizes.every((s) => s <= l.maxSize));
 }
 
 /** Checks sizes against the device limits (DEVICE_SHAPE_LIMITS); `what` names the tensor in the error. */
 export function checkShapeLimits(sizes: readonly number[], what: string, op?: string): void {
-  const fits = (l: { maxDims: number; maxSize: number }) => sizes.length <= l.maxDims && sizes.every((s) => s <= l.maxSize);
-  if (DEVICE_SHAPE_LIMITS.some(fits)) return;
+  if (fitsDeviceLimits(sizes)) return;
   const maxDims = Math.max(...DEVICE_SHAPE_LIMITS.map((l) => l.maxDims));
   if (sizes.length > maxDims) {
     throw new TensorShapeError("E_TOO_MANY_DIMS", `${what} has ${sizes.length} dimensions; ${LIMITS_TEXT}`, { op, details: { sizes } });
@@ -77,9 +85,11 @@ export class Tensor {
   /** Use the factories (empty, zeros, tensor, ...) rather than this constructor. */
   constructor(sizes: readonly number[], dtype: ScalarType, meta = false, viewOf: Tensor | null = null) {
     dtypeInfo(dtype);
-    this.shape = Object.freeze(checkSizes(sizes));
+    this.shape = checkSizes(sizes); // a private copy: sizes() hands out copies of it
     this.dtype = dtype;
-    this.count = this.shape.reduce((a, b) => a * b, 1);
+    let count = 1;
+    for (const size of this.shape) count *= size;
+    this.count = count;
     if (viewOf) {
       this.storage = viewOf.storage;
       this.base = viewOf.base ?? viewOf;

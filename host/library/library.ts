@@ -227,15 +227,15 @@ export class Library {
   /** Runs a single-core kernel on this thread, as core 0; returns its trace when the call is traced. */
   private runOnHost(op: Operator, checked: CheckedArguments, out: Tensor): Traced | undefined {
     const region = coreRegion(HOST_CORE, this.manifest.heapBytes || DEFAULT_HEAP_BYTES);
-    const view = new DataView(hbm().memory.buffer);
-    const launch = prepareCore(view, region.ctx, 0, 1, this.flags(), checked.tensors, out);
+    const view = hbm().view();
+    const launch = prepareCore(region.ctx, 0, 1, this.flags(), checked.tensors, out);
     const raw = checked.scalars.map((s, i) => s ?? launch.argDescs[i]!);
     this.hostInstance ??= new KernelInstance(this.placed.module, hbm().memory, this.placed.locator, this.manifest.sanitize
       ? sanitizerImports({ memory: hbm().memory, staticBase: this.placed.staticBase, staticBytes: this.placed.staticBytes })
       : undefined);
     const site: CoreSite = {
       op: op.qualifiedName, core: 0, ctx: region.ctx, multicore: false, printAllCores: false, kernel: op.kernel,
-      tensorName: (slot) => describeDescriptor(new DataView(hbm().memory.buffer), region.ctx, slot, op.kernel), tcmBase: view.getUint32(region.ctx + CTX_TCM_BASE, true),
+      tensorName: (slot) => describeDescriptor(hbm().view(), region.ctx, slot, op.kernel), tcmBase: view.getUint32(region.ctx + CTX_TCM_BASE, true),
     };
     const flags = this.flags();
     const writer = flags & FLAG_TRACE ? new TraceWriter(this.hostTrace ??= new Float64Array(TRACE_CORE_BYTES / 8), 0) : null;
@@ -254,7 +254,7 @@ export class Library {
       this.hostInstance.traceTo(null);
     }
     const writes = [...outcome.writes, ...writeLog(view, region.ctx)];
-    const printed = writer ? readRing(hbm().memory, region.ctx).text : "";
+    const printed = writer ? readRing(region.ctx).text : "";
     showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: outcome.warnings, dropped: 0 }]);
     verifyDescriptors(hbm().words(), region.ctx, launch, site);
     const returnedBytes = copyResult(op, 0, region.ctx, outcome.returned, launch, out);
@@ -295,7 +295,7 @@ export function copyResult(op: Operator, core: number, ctx: number, returned: nu
   if (returned === 0) return null;
   const region = regionAt(ctx)!;
   const site = { op: op.qualifiedName, core, kernel: op.kernel };
-  const src = returnedData(new DataView(hbm().memory.buffer), ctx, returned, launch, { start: region.heap, end: region.heap + region.heapBytes }, site);
+  const src = returnedData(hbm().view(), ctx, returned, launch, { start: region.heap, end: region.heap + region.heapBytes }, site);
   return src ? copyReturned(op, src, out) : null;
 }
 
@@ -367,7 +367,7 @@ export function showCoreOutput(op: string, reports: CoreReport[]): void {
   const sinks = output();
   let dropped = 0;
   for (const r of reports) {
-    const { text, lost } = readRing(hbm().memory, r.ctx);
+    const { text, lost } = readRing(r.ctx);
     if (text) {
       const header = `${new Date().toISOString()} INFO  gpsimd: Printing stdout from GPSIMD (${op}, core ${r.core}):\n`;
       sinks.printf(header + (lost ? `[${lost} earlier bytes overwritten: the printf ring holds the last ${text.length}]\n` : "") + text + (text.endsWith("\n") ? "" : "\n"));
