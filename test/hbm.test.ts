@@ -7,6 +7,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { hbm, ops, zeros, randn, kFloat, DeviceMemoryError, shutdown, type Tensor } from "gpsimd";
 import { DeviceMemory } from "../dist/host/device/hbm.js";
+import { MemoryViews } from "../dist/host/device/memory-views.js";
 import { loadOp } from "../ops/index.js";
 
 describe("the allocator", () => {
@@ -74,5 +75,32 @@ describe("tensors and device memory", () => {
       await new Promise((r) => setTimeout(r, 10)); // finalizers run as tasks after a collection
     }
     expect(hbm().bytesInUse).toBe(baseline);
+  });
+});
+
+describe("views of device memory", () => {
+  it("hbm().words() and view() reach every block after the memory grows, and see what was written", () => {
+    const m = new DeviceMemory();
+    const before = m.words();
+    m.view(); // both views made before the growth
+    const big = m.alloc(m.byteLength + 4096); // past the end: the memory grows
+    expect(m.byteLength).toBeGreaterThan(big);
+    m.words()[(big + 4092) >>> 2] = 0xDEADBEEF;
+    expect(m.view().getUint32(big + 4092, true)).toBe(0xDEADBEEF);
+    expect(before.length).toBeLessThan(m.words().length); // a new view after the growth
+  });
+
+  it("a core thread's MemoryViews are remade only for an address past them", () => {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 4, shared: true });
+    const views = new MemoryViews(memory);
+    const first = views.view(100);
+    expect(views.view(65536)).toBe(first);
+    memory.grow(1);
+    expect(views.view(65536)).toBe(first); // still reaches
+    const grown = views.view(65537);
+    expect(grown).not.toBe(first);
+    expect(grown.byteLength).toBe(131072);
+    new DataView(memory.buffer).setInt32(131068, -7, true);
+    expect(Atomics.load(views.words(131072), 131068 >> 2)).toBe(-7);
   });
 });

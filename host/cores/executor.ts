@@ -7,8 +7,9 @@ import { createSourceLocator } from "../checks/source-locator.js";
 import { errorToData, KernelTimeoutError } from "../checks/errors.js";
 import { describeDescriptor } from "../checks/describe.js";
 import { sanitizerImports, isSanitized, type CoreBlock } from "../checks/sanitizer.js";
-import { CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, CTX_STOP, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, FLAG_TRACE, CTX_FLAGS } from "../device/layout.js";
+import { CTX_HEADER_BYTES, CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, CTX_STOP, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, FLAG_TRACE, CTX_FLAGS } from "../device/layout.js";
 import { TraceWriter, TRACE_CORE_BYTES } from "../profiling/trace.js";
+import { MemoryViews } from "../device/memory-views.js";
 import {
   C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_ASYNC, C_LIBRARY, C_OP, C_TEMPLATE, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE,
   C_FAULT, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord,
@@ -39,6 +40,7 @@ export class Executor {
   private readonly scalarsF64: Float64Array;
   private readonly scalarsI64: BigInt64Array;
   private readonly mailboxBytes: Uint8Array;
+  private readonly views: MemoryViews;
 
   constructor(
     private readonly control: Int32Array,
@@ -52,6 +54,7 @@ export class Executor {
     this.scalarsF64 = new Float64Array(control.buffer, C_SCALARS_BYTE_OFFSET);
     this.scalarsI64 = new BigInt64Array(control.buffer, C_SCALARS_BYTE_OFFSET);
     this.mailboxBytes = new Uint8Array(mailboxes);
+    this.views = new MemoryViews(memory);
   }
 
   /** Takes a library (its compiled module) in, or drops one. */
@@ -118,10 +121,10 @@ export class Executor {
     const ctx = Atomics.load(control, C_CONTEXTS + core) >>> 0;
     try {
       // The watchdog writes the launch's seq into the stop word of every core, started or not.
-      if (Atomics.load(new Int32Array(this.memory.buffer), (ctx + CTX_STOP) >>> 2) === seq) throw new KernelTimeoutError("E_NOT_STARTED", `core ${core} was not started: the launch ran past its timeout`, { core });
+      if (Atomics.load(this.views.words(ctx + CTX_HEADER_BYTES), (ctx + CTX_STOP) >>> 2) === seq) throw new KernelTimeoutError("E_NOT_STARTED", `core ${core} was not started: the launch ran past its timeout`, { core });
       if (!lib || !op) throw new Error(`core thread ${this.index}: library ${Atomics.load(control, C_LIBRARY)} is not loaded here`);
       const template = Atomics.load(control, C_TEMPLATE) >>> 0;
-      const view = new DataView(this.memory.buffer);
+      const view = this.views.view(Math.max(ctx + CTX_HEADER_BYTES, template + CTX_FLAGS + 4));
       const flags = view.getInt32(template + CTX_FLAGS, true);
       const args = op.kernel.params.map((p, i) =>
         p.kind === "tensor" ? ctx + CTX_DESC + i * DESC_BYTES : p.kind === "i64" ? this.scalarsI64[i] : this.scalarsF64[i]);

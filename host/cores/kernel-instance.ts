@@ -12,6 +12,7 @@ import {
 } from "../device/layout.js";
 import { regionAt } from "../device/core-regions.js";
 import { hbm } from "../device/hbm.js";
+import { MemoryViews } from "../device/memory-views.js";
 import { E_STOPPED } from "../checks/error-codes.js";
 import { SET_STOP_WORD_EXPORT, STOP_IMPORT } from "../../build/stop-poll-names.js";
 import { LibraryFormatError } from "../checks/errors.js";
@@ -122,13 +123,16 @@ export class KernelInstance {
   private thread = -1;
   /** The printf ring of the run in progress, as the host wrote it before the kernel started. */
   private ring: Ring = { base: 0, size: 0 };
+  private readonly views: MemoryViews;
 
   constructor(
     private readonly module: WebAssembly.Module,
     private readonly memory: WebAssembly.Memory,
     private readonly locator: SourceLocator | null,
     private readonly extraImports: (instance: KernelInstance) => Record<string, Record<string, WebAssembly.ImportValue>> = () => ({}),
-  ) {}
+  ) {
+    this.views = new MemoryViews(memory);
+  }
 
   /** The site of the run in progress (for imports that report). */
   currentSite(): CoreSite {
@@ -295,7 +299,7 @@ export class KernelInstance {
     this.dropped = 0;
     // The host rewrote the ring's place just before this run (core-regions.ts): take it now, before
     // the kernel can change the copy in its context block, and print only there.
-    const view = new DataView(this.memory.buffer);
+    const view = this.views.view(site.ctx + CTX_HEADER_BYTES);
     this.ring = { base: view.getUint32(site.ctx + CTX_PRINTF_BASE, true), size: view.getUint32(site.ctx + CTX_PRINTF_SIZE, true) };
     this.runStart?.();
     this.tracer?.begin(this.thread);
