@@ -13,6 +13,9 @@ import { FLAG_LOG_WRITES, FLAG_TRACE } from "../device/layout.js";
 import { C_STATUS, C_CONTEXTS, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, type CoreReportData } from "./protocol.js";
 import type { LaunchRequest } from "./pool.js";
 
+/** What a core that had nothing to say reported (shared: never modified). */
+const NO_REPORT = Object.freeze({ warnings: Object.freeze([]), writes: Object.freeze([]), dropped: 0 }) as unknown as CoreReportData;
+
 /** Reads every core's outcome, runs the cross-core checks and shows output; throws the launch's error, if any. */
 export function finishLaunch(request: LaunchRequest, control: Int32Array, mailboxes: SharedArrayBuffer, traceArea: number): void {
   const { library: lib, op } = request;
@@ -28,13 +31,14 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
   for (let k = 0; k < lib.cores; k++) {
     const status = Atomics.load(control, C_STATUS + k);
     const ctx = Atomics.load(control, C_CONTEXTS + k) >>> 0;
-    const data: CoreReportData & { writesLost?: boolean } = status === STATUS_REPORT || status === STATUS_ERROR ? readMailbox(mailboxes, k) : { warnings: [], writes: [], dropped: 0 };
+    const data: CoreReportData & { writesLost?: boolean } = status === STATUS_REPORT || status === STATUS_ERROR ? readMailbox(mailboxes, k) : NO_REPORT;
     if (data.error) errors.push(errorFromData(data.error));
     if (data.returned) { returned = data.returned; returnedBy = ctx; }
     if (!data.error || (data.error.code !== "E_NOT_STARTED" && data.error.code !== "E_INTERNAL")) started.push(k);
     writesLost ||= !!data.writesLost;
     reports.push({ core: k, ctx, warnings: data.warnings, dropped: data.dropped });
-    writes.push({ core: k, intervals: [...data.writes, ...writeLog(view, ctx)] });
+    const logged = writeLog(view, ctx);
+    writes.push({ core: k, intervals: data.writes.length ? [...data.writes, ...logged] : logged });
   }
   showCoreOutput(op.qualifiedName, reports);
   // Every core that started must have left its descriptors as the launch wrote them (descriptors.ts).
