@@ -49,7 +49,7 @@ export interface CountingOptions {
 
 /** The counting module and how its offsets map back. */
 export interface CountingModule {
-  wasm: Uint8Array;
+  wasm: Uint8Array<ArrayBuffer>;
   /** Pairs (offset in wasm, offset in the input), sorted, one wherever the shift changes (as build/relocate.ts's offsetMap). */
   anchors: Uint32Array;
   /** Functions instrumented. */

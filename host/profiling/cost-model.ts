@@ -27,7 +27,7 @@ export interface CostModel {
 /** The GpSimd engine of trn1/inf2 with the fitted element-wise access cost (rounded result of fitCostModel()). */
 export const GPSIMD_COST_MODEL: Readonly<CostModel> = Object.freeze({
   device: TRN1,
-  elementAccessNs: 243,
+  elementAccessNs: 236,
   launchNs: 10_000,
   streamAccessCycles: 1,
   printfCycles: 2_000,
