@@ -155,9 +155,7 @@ describe("the emulator counts what the calibration counted from the seeds' C++",
     const args = [tensor(pred, [W1_BATCH, W1_BOXES, 4], kFloat), tensor(target, [W1_BATCH, W1_BOXES, 4], kFloat)];
     const r = profile(libs[0], "giou", args, { runs: 1, traceRuns: 1, warmup: 0 });
     expect(r.trace.cores.map((c) => c.counters)).toEqual(seedGiouMulticore().cores);
-    // Its instructions: per box what the calibration takes (rounded; each row adds a few), so the estimates agree to 0.2 %.
-    for (const c of r.trace.cores) expect(c.instructions!.scalar / (128 * 256) / SEED_INSTRUCTIONS.giouPerBox.scalar - 1).toBeLessThan(0.002);
-    expect(r.estimate.totalNs / estimateLaunch(seedGiouMulticore()).totalNs - 1).toBeLessThan(0.002);
+    // Without instruction counts (the port is scalar AssemblyScript; the calibration counts clang's v128 build of giou.cpp, below) the estimates agree.
     expect(profile(libs[0], "giou", args, { runs: 1, traceRuns: 1, warmup: 0, count: false }).estimate.totalNs).toBeCloseTo(estimateLaunch({ ...seedGiouMulticore(), instructions: undefined }).totalNs, 6);
   });
 
@@ -187,7 +185,7 @@ describe("the calibration's instruction counts are what counting gives for the s
   };
   const slope = (a: InstructionCounts, b: InstructionCounts, units: number) => Object.fromEntries(Object.keys(a).map((k) => [k, (b[k as keyof InstructionCounts] - a[k as keyof InstructionCounts]) / units]));
 
-  it("relu-tcm.cpp and relu-multicore.cpp as clang compiles them: exactly the counts per 1024-float chunk", () => {
+  it("relu-tcm.cpp and relu-multicore.cpp as clang compiles them: exactly the counts per 1024-float chunk; giou.cpp per row of boxes", () => {
     const dir = path.join(TEST_BUILD_DIR, "seeds-cpp");
     const load = (seed: "relu-tcm.cpp" | "relu-multicore.cpp", name: string, multicore: boolean) => custom_op.load({
       name, compute_srcs: [reluSource(seed, dir)], shape_srcs: [seedCpp("relu-shape.cpp")], multicore, extra_cflags: [`-Dmy_ops=${name.replace("_cpp", "")}`], build_directory: TEST_BUILD_DIR,
@@ -202,6 +200,14 @@ describe("the calibration's instruction counts are what counting gives for the s
     } finally {
       tcm.unload();
       multicore.unload();
+    }
+    // The blog's giou.cpp overlaps its cores' rows (test/cpp/seeds.test.ts): only its instructions matter here.
+    const giou = custom_op.load({ name: "seed_cpp_giou", compute_srcs: [seedCpp("giou.cpp")], shape_srcs: [seedCpp("shape.cpp")], build_directory: TEST_BUILD_DIR, multicore: true, cross_core_checks: false, checks: false });
+    try {
+      const [e, f] = [1024, 2048].map((n) => { const [p, q] = w1Boxes(0, n); return run(giou, "giou", [tensor(p, [n, W1_BOXES, 4], kFloat), tensor(q, [n, W1_BOXES, 4], kFloat)])[0]; });
+      expect(slope(e, f, 1024 / 8)).toEqual(SEED_INSTRUCTIONS.giouPerRow);
+    } finally {
+      giou.unload();
     }
   }, 300_000);
 

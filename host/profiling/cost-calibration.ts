@@ -43,14 +43,14 @@ function counters(partial: Partial<CoreCounters>): CoreCounters {
  * again and fails if they change): per 1024-float chunk of relu-tcm.cpp and relu-multicore.cpp as clang compiles
  * them (a v128 loop: per 4 elements one load, one store, a compare and a select; the two copies are library calls);
  * per element of the element-wise relu.cpp, through its line-by-line port ops/relu/elementwise.ts (the accessor
- * accesses themselves are library calls, elemReads + elemWrites); per box of the blog's giou.cpp through its port
- * examples/seeds/giou-multicore.ts (scalar: two divides per box).
+ * accesses themselves are library calls, elemReads + elemWrites); per row of 256 boxes of the blog's giou.cpp as
+ * clang compiles it (v128 code: two f32x4.div per 4 boxes).
  */
 export const SEED_INSTRUCTIONS = {
   reluTcmPerChunk: { scalar: 527, vector: 512, memory: 512, branch: 259, divide: 0, libraryCall: 2 },
   reluMulticorePerChunk: { scalar: 528, vector: 512, memory: 512, branch: 259, divide: 0, libraryCall: 2 },
   reluElementwisePerElement: { scalar: 8, vector: 0, memory: 2, branch: 5, divide: 0, libraryCall: 0 },
-  giouPerBox: { scalar: 53, vector: 0, memory: 9, branch: 2, divide: 2, libraryCall: 0 },
+  giouPerRow: { scalar: 269, vector: 3712, memory: 576, branch: 67, divide: 128, libraryCall: 2 },
 } as const satisfies Record<string, InstructionCounts>;
 
 /** counts x units, with `calls` more library calls. */
@@ -97,7 +97,7 @@ export function seedGiouMulticore(samples = 1024, boxes = 256, cores = 8): Launc
   const core = counters({ tcmInCalls: 2 * rows, tcmInBytes: 2 * rows * boxes * 4 * F32, tcmOutCalls: rows, tcmOutBytes: rows * boxes * F32 });
   return {
     cores: Array.from({ length: cores }, () => ({ ...core })), returnedBytes: 0,
-    instructions: Array.from({ length: cores }, () => times(SEED_INSTRUCTIONS.giouPerBox, rows * boxes, 3 * rows)),
+    instructions: Array.from({ length: cores }, () => times(SEED_INSTRUCTIONS.giouPerRow, (rows * boxes) / 256)),
   };
 }
 
