@@ -110,6 +110,20 @@ describe("counting is off unless asked for", () => {
 });
 
 describe("the profile shows the breakdown", () => {
+  it("uneven cores: the slowest (core 7, the most iterations) bounds the launch, and the summary says by how much it holds the others back", () => {
+    const r = profile(multicore, "uneven", [randn([1]), 20_000n], { runs: 1, traceRuns: 1, warmup: 0 });
+    const compute = r.estimate.cores.map((c) => c.computeNs);
+    expect(compute.every((ns, k) => k === 0 || ns > compute[k - 1])).toBe(true);
+    expect(r.estimate.bound).toBe("core 7");
+    expect(r.estimate.limitedBy).toBe("compute");
+    const mean = r.estimate.cores.reduce((s, c) => s + c.totalNs, 0) / 8;
+    expect(r.estimate.heldBackNs).toBeCloseTo(r.estimate.cores[7].totalNs - mean, 6);
+    const text = profileSummary(r, "uneven.trace.json");
+    expect(text).toMatch(/compute-bound; it holds the others back by \S+ (µs|ms) \(\d+ % over the mean\)/);
+    expect(text.split("\n").filter((l) => /^ +\d +host|^ +\d +\d/.test(l)).map((l) => l.trim().split(/ +/).at(-1))).toContain("compute");
+  });
+
+
   it("a TCM softmax over rows (log_softmax of ops/nn) is compute-bound once its instructions are counted; without them it looked DMA-bound", () => {
     const nn = loadOp("nn_tcm");
     try {
