@@ -254,7 +254,7 @@ export function instrumentCounting(bytes: Uint8Array, options: CountingOptions):
     return options.isRuntimeFunction(names.get(callee) ?? "") ? "libraryCall" : "branch";
   }
 
-  insertions.sort((a, b) => a.at - b.at); // stable: a segment's increments before a memory.copy at the same place
+  insertions.sort((a, b) => a.at - b.at); // two at one place (a segment's start, a memory.copy) are both stack-neutral: either order
   return rewrite(bytes, sections, { globalSection, exportSection, codeSection, bodies, insertions, counterGlobal, functions, segments: segmentCount });
 }
 

@@ -56,7 +56,7 @@ export function profileSummary(r: ProfileResult, traceFile: string): string {
   const bound = e.bound === "HBM bandwidth" ? "HBM bandwidth" : `slowest: ${e.bound}`;
   return [
     `profile ${r.op} (${r.multicore ? `multicore, ${t.cores.length} cores` : "single core"})`,
-    `wall time on this machine: median ${duration(r.wall.median)} (min ${duration(r.wall.min)}, max ${duration(r.wall.max)}) untraced; ${duration(r.tracedWall.median)} traced`,
+    `wall time on this machine: median ${duration(r.wall.median)} (min ${duration(r.wall.min)}, max ${duration(r.wall.max)}) untraced; ${duration(r.tracedWall.median)} traced${r.counted ? " (instructions counted)" : ""}`,
     `estimated device time on ${e.device} (GpSimd cost model, an estimate): ${duration(ms(e.totalNs))} = launch ${duration(ms(e.launchNs))} + kernel ${duration(ms(e.kernelNs))} (${bound})${e.returnCopyNs ? ` + returned-tensor copy ${duration(ms(e.returnCopyNs))}` : ""}`,
     `  the slowest core's estimate: accessor ${duration(ms(slowest.accessorNs))}, DMA/TCM copy ${duration(ms(slowest.dmaNs))}, compute ${duration(ms(slowest.computeNs))}: ${e.limitedBy}-bound${e.cores.length > 1 ? `; it holds the others back by ${duration(ms(Math.max(0, e.heldBackNs)))} (${Math.max(0, (e.imbalance - 1) * 100).toFixed(0)} % over the mean)` : ""}`,
     `  compute from ${e.computeFrom === "counted instructions" ? "the kernel's executed instructions, counted per core (cycles each: " + cycleNote + ")" : "the bytes copied into TCM (instruction counting was off)"}`,
