@@ -60,6 +60,14 @@ describe("counts by hand", () => {
     }
   });
 
+  it("memory.copy and memory.fill count their length at run time: a load and a store (copy), a store (fill), per 64 bytes", () => {
+    const base = run("copies", 0);
+    for (const n of [1, 64, 65, 4096]) {
+      const blocks = Math.ceil(n / 64);
+      expect(run("copies", n), `n = ${n}`).toEqual({ ...base, memory: base.memory + 2 * blocks + blocks });
+    }
+  });
+
   it("each core counts its own work: core k runs 10k iterations of 2 f32 multiplies", () => {
     const cores = counted(multicore, "uneven", [randn([1]), 10n]);
     expect(cores).toHaveLength(8);
