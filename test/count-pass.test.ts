@@ -106,6 +106,14 @@ describe("counting is off unless asked for", () => {
     expect(on.estimate.cores[0].computeNs).toBeCloseTo(cycles / 1.4, 9);
   });
 
+  it("the copy goes with its library: unloaded together, and none for an unloaded library", () => {
+    const relu = loadOp("relu_tcm");
+    const copy = countingLibrary(relu);
+    relu.unload();
+    expect(copy.isUnloaded).toBe(true);
+    expect(() => countingLibrary(relu)).toThrow(expect.objectContaining({ code: "E_UNLOADED", message: expect.stringMatching(/^library relu_tcm \(.*\) was unloaded: it has no counting copy$/) }));
+  });
+
   it("a trap in the counting copy names the same kernel line as in the library", () => {
     const message = (l: Library) => {
       try { l.call("divide_by", [randn([1]), 0n]); } catch (e) { expect(e).toBeInstanceOf(KernelTrapError); return (e as Error).message; }

@@ -6,7 +6,8 @@
 // run it: a library's own module has no counters.
 import { Library, type PlacedModule } from "../library/library.js";
 import { corePool } from "../cores/pool.js";
-import { instrumentCounting } from "../../build/count-pass.js";
+import { instrumentCounting, type CountingModule } from "../../build/count-pass.js";
+import { RegistryError, LibraryFormatError } from "../checks/errors.js";
 import { isGpsimdRuntime, isGpsimdRuntimeFile } from "../../build/runtime-names.js";
 import { toOriginalOffset } from "../../build/relocate.js";
 import { createSourceLocator, sourceFileLookup } from "../checks/source-locator.js";
@@ -18,14 +19,21 @@ const copies = new WeakMap<Library, Library>();
  * instructions by class (CoreTrace.instructions). Made once per library; unloaded with it.
  */
 export function countingLibrary(library: Library): Library {
+  if (library.isUnloaded) throw new RegistryError("E_UNLOADED", `library ${library.namespace} (${library.path}) was unloaded: it has no counting copy`);
   const known = copies.get(library);
   if (known && !known.isUnloaded) return known;
   const placed = library.placed;
   const lookup = placed.sourceMap ? sourceFileLookup(placed.sourceMap, placed.offsetMap) : null;
-  const counted = instrumentCounting(placed.code, { isRuntimeFunction: isGpsimdRuntime, isRuntimeFile: isGpsimdRuntimeFile, sourceFileAt: lookup ?? undefined });
+  let counted: CountingModule, module: WebAssembly.Module;
+  try {
+    counted = instrumentCounting(placed.code, { isRuntimeFunction: isGpsimdRuntime, isRuntimeFile: isGpsimdRuntimeFile, sourceFileAt: lookup ?? undefined });
+    module = new WebAssembly.Module(counted.wasm);
+  } catch (e) {
+    throw new LibraryFormatError("E_COUNTING", `lib${library.manifest.name}: its kernel module cannot be instrumented to count executed instructions (${e instanceof Error ? e.message : String(e)}); profile it without counting (profile(..., { count: false }), gpsimd profile --no-count)`, { cause: e });
+  }
   const offsetMap = composeOffsetMaps(counted.anchors, placed.offsetMap);
   const copyPlaced: PlacedModule = {
-    ...placed, module: new WebAssembly.Module(counted.wasm), code: counted.wasm, offsetMap, sharesStaticData: true,
+    ...placed, module, code: counted.wasm, offsetMap, sharesStaticData: true,
     locator: placed.sourceMap ? createSourceLocator(placed.sourceMap, offsetMap, counted.wasm) : null,
   };
   const copy = new Library(library.namespace, library.path, library.manifest, copyPlaced, [...library.ops.values()].map((o) => o.definition),
