@@ -42,11 +42,7 @@ export const SANITIZE_IMPORTS = Object.keys(HOOKS) as (keyof typeof HOOKS)[];
 /** Which functions are the kernel library's runtime. */
 export interface InstrumentOptions { isRuntime(functionName: string): boolean; }
 
-/**
- * The kernel library's runtime as AssemblyScript names its functions (~lib/gpsimd/<file>/<name>): everything in
- * assembly/ except the SIMD helpers, which act on the kernel's raw pointers like the kernel.
- */
-export const isGpsimdRuntime = (name: string): boolean => name.startsWith("~lib/gpsimd/") && !name.startsWith("~lib/gpsimd/simd/");
+export { isGpsimdRuntime } from "./runtime-names.js";
 
 const ids = binaryen as unknown as Record<string, number>;
 /** binaryen.js's per-kind getters and setters (binaryen.Load.getPtr, ...), which its typings do not declare. */

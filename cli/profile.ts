@@ -1,8 +1,10 @@
 // gpsimd profile <library> <op> --shape ...: a Chrome trace JSON with one
 // lane per core, and a text summary: bytes moved and calls per core, load
-// imbalance, wall time on this machine and the estimated device time.
+// imbalance, wall time on this machine and the estimated device time by
+// cause (accessor, DMA/TCM copy, compute from the executed instructions).
 import { writeFileSync } from "node:fs";
-import { profile, chromeTrace, GpsimdError, Tensor, DEVICES, type ProfileResult, type DeviceName } from "../host/index.js";
+import { profile, chromeTrace, GpsimdError, Tensor, DEVICES, INSTRUCTION_CLASSES, CYCLES_PER_INSTRUCTION, type ProfileResult, type DeviceName } from "../host/index.js";
+import type { CoreEstimate } from "../host/profiling/cost-model.js";
 import { openLibrary, requireOp } from "./library-source.js";
 import { PROFILE } from "./specs.js";
 import { kernelArguments, describeArguments } from "./inputs.js";
@@ -12,6 +14,26 @@ import { bytes, duration, table } from "./format.js";
 import { progress } from "./progress.js";
 
 const ms = (ns: number) => ns / 1e6;
+
+/** Which of the three a core's estimate is mostly. */
+function coreBound(c: CoreEstimate): string {
+  const parts: [string, number][] = [["accessor", c.accessorNs], ["DMA", c.dmaNs], ["compute", c.computeNs]];
+  const top = parts.reduce((a, b) => (b[1] > a[1] ? b : a));
+  return top[1] > 0 ? top[0] : "-";
+}
+
+/** Column titles of the instruction classes. */
+const CLASS_TITLES: Record<(typeof INSTRUCTION_CLASSES)[number], string> = {
+  scalar: "scalar", vector: "v128", memory: "load/store", branch: "branch", divide: "div/sqrt", libraryCall: "library calls",
+};
+
+/** 1234567 -> "1.23 M" */
+function count(n: number): string {
+  if (n < 10_000) return String(n);
+  if (n < 1e6) return `${(n / 1e3).toFixed(n < 1e5 ? 1 : 0)} k`;
+  if (n < 1e9) return `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} M`;
+  return `${(n / 1e9).toFixed(2)} G`;
+}
 
 /** The text summary of a profile. */
 export function profileSummary(r: ProfileResult, traceFile: string): string {
@@ -24,19 +46,23 @@ export function profileSummary(r: ProfileResult, traceFile: string): string {
     return [
       c.core, c.thread < 0 ? "host" : String(c.thread), duration(spans[k]), bytes(n.tcmInBytes), n.tcmInCalls, bytes(n.tcmOutBytes), n.tcmOutCalls,
       `${n.elemReads}/${n.elemWrites}`, `${n.streamReads}/${n.streamWrites}`, n.printfCalls,
-      duration(ms(e.cores[k].accessorNs)), duration(ms(e.cores[k].dmaNs)), duration(ms(e.cores[k].computeNs)), duration(ms(e.cores[k].totalNs)),
+      duration(ms(e.cores[k].accessorNs)), duration(ms(e.cores[k].dmaNs)), duration(ms(e.cores[k].computeNs)), duration(ms(e.cores[k].totalNs)), coreBound(e.cores[k]),
     ];
   });
+  const counted = e.cores.filter((c) => c.instructions);
+  const instructionRows = counted.map((c) => [c.core, ...INSTRUCTION_CLASSES.map((k) => count(c.instructions![k])), duration(ms(c.computeNs))]);
+  const cycleNote = INSTRUCTION_CLASSES.map((k) => `${CLASS_TITLES[k]} ${CYCLES_PER_INSTRUCTION[k]}`).join(", ");
   const slowest = e.cores.reduce((a, b) => (b.totalNs > a.totalNs ? b : a), e.cores[0]);
-  const mean = e.cores.reduce((s, c) => s + c.totalNs, 0) / Math.max(1, e.cores.length);
   const bound = e.bound === "HBM bandwidth" ? "HBM bandwidth" : `slowest: ${e.bound}`;
   return [
     `profile ${r.op} (${r.multicore ? `multicore, ${t.cores.length} cores` : "single core"})`,
-    `wall time on this machine: median ${duration(r.wall.median)} (min ${duration(r.wall.min)}, max ${duration(r.wall.max)}) untraced; ${duration(r.tracedWall.median)} traced`,
+    `wall time on this machine: median ${duration(r.wall.median)} (min ${duration(r.wall.min)}, max ${duration(r.wall.max)}) untraced; ${duration(r.tracedWall.median)} traced${r.counted ? " (instructions counted)" : ""}`,
     `estimated device time on ${e.device} (GpSimd cost model, an estimate): ${duration(ms(e.totalNs))} = launch ${duration(ms(e.launchNs))} + kernel ${duration(ms(e.kernelNs))} (${bound})${e.returnCopyNs ? ` + returned-tensor copy ${duration(ms(e.returnCopyNs))}` : ""}`,
-    `  the slowest core's estimate: accessor ${duration(ms(slowest.accessorNs))}, DMA ${duration(ms(slowest.dmaNs))}, compute ${duration(ms(slowest.computeNs))}: ${e.limitedBy}-bound${e.cores.length > 1 ? `; it holds the others back by ${duration(ms(slowest.totalNs - mean))} (${((slowest.totalNs / mean - 1) * 100).toFixed(0)} % over the mean)` : ""}`,
+    `  the slowest core's estimate: accessor ${duration(ms(slowest.accessorNs))}, DMA/TCM copy ${duration(ms(slowest.dmaNs))}, compute ${duration(ms(slowest.computeNs))}: ${e.limitedBy}-bound${e.cores.length > 1 ? `; it holds the others back by ${duration(ms(Math.max(0, e.heldBackNs)))} (${Math.max(0, (e.imbalance - 1) * 100).toFixed(0)} % over the mean)` : ""}`,
+    `  compute from ${e.computeFrom === "counted instructions" ? "the kernel's executed instructions, counted per core (cycles each: " + cycleNote + ")" : "the bytes copied into TCM (instruction counting was off)"}`,
     "",
-    table(["core", "thread", "span", "TCM in", "calls", "TCM out", "calls", "elem r/w", "stream r/w", "printf", "est. accessor", "est. DMA", "est. compute", "est. total"], rows),
+    table(["core", "thread", "span", "TCM in", "calls", "TCM out", "calls", "elem r/w", "stream r/w", "printf", "est. accessor", "est. DMA", "est. compute", "est. total", "bound"], rows),
+    ...(instructionRows.length ? ["", "executed kernel instructions per core:", table(["core", ...INSTRUCTION_CLASSES.map((k) => CLASS_TITLES[k]), "est. compute"], instructionRows)] : []),
     "",
     `load imbalance (slowest / mean): wall spans ${(Math.max(...spans) / meanSpan).toFixed(2)}, estimate ${e.imbalance.toFixed(2)}`,
     `bytes moved: ${bytes(t.cores.reduce((s, c) => s + c.counters.tcmInBytes + c.counters.tcmOutBytes, 0))} through TCM copies${t.returnedBytes ? `, ${bytes(t.returnedBytes)} returned-tensor copy` : ""}`,
@@ -62,7 +88,10 @@ export function profileCommand(argv: string[]): number {
   const bar = progress("gpsimd profile");
   let result: ProfileResult;
   try {
-    result = profile(library, opName, args, { runs: intOption(values, "runs", 10, 1), traceRuns: intOption(values, "trace-runs", 3, 1), progress: (d, n) => bar.update(d, n), device: device as DeviceName });
+    result = profile(library, opName, args, {
+      runs: intOption(values, "runs", 10, 1), traceRuns: intOption(values, "trace-runs", 3, 1), progress: (d, n) => bar.update(d, n), device: device as DeviceName,
+      count: !values["no-count"],
+    });
   } catch (e) {
     if (e instanceof GpsimdError) throw new CommandError(`${e.name} [${e.code}]: ${e.message}`, EXIT.FAILED);
     throw e;

@@ -116,7 +116,8 @@ Times untraced calls, then traces calls (every TCM copy, stream refill/flush, TC
 of every core, timestamped) and writes the median traced call as Chrome trace JSON: open it in
 https://ui.perfetto.dev or chrome://tracing. Prints bytes moved and calls per core, load imbalance,
 the wall time on this machine and the estimated device time from the GpSimd cost model
-(docs/cost-model.md): an estimate from counted events, not a measurement.
+(docs/cost-model.md): an estimate from counted events and, per core, the kernel's executed
+instructions by class (counted in the traced calls), not a measurement.
 
 options:${INPUT_HELP}
   --values K       how input values are drawn (normal, uniform, integers, special, boxes; default normal)
@@ -125,6 +126,8 @@ options:${INPUT_HELP}
   --trace FILE     where the trace goes (default <library>-<op>.trace.json)
   --device D       the device the estimate describes: trn1 (default; NeuronCore-v2, where custom
                    C++ operators run) or trn2 (an extrapolation: 1.2 GHz, the cores' own DMA)
+  --no-count       do not count executed instructions in the traced calls (the compute term then
+                   comes from the bytes copied into TCM)
   --variant V      the variant of a folder
   --out DIR        where a folder's library is built (default ${DEFAULT_OUT})${RUNTIME_HELP}
   -h, --help       this help
@@ -132,6 +135,6 @@ options:${INPUT_HELP}
 exit codes: 0 profiled, 1 the operator raised an error, 2 bad command line, 3 compile error, 4 load error`,
   options: {
     ...INPUT_OPTIONS, values: { type: "string" }, runs: { type: "string" }, "trace-runs": { type: "string" }, trace: { type: "string" },
-    device: { type: "string" }, variant: { type: "string" }, out: { type: "string" }, ...RUNTIME_OPTIONS,
+    device: { type: "string" }, "no-count": { type: "boolean" }, variant: { type: "string" }, out: { type: "string" }, ...RUNTIME_OPTIONS,
   },
 };

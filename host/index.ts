@@ -18,6 +18,8 @@ export { hbm, type DeviceMemory } from "./device/hbm.js";
 export { Rng } from "./device/rng.js";
 export {
   profile, chromeTrace, estimateLaunch, onDevice, GPSIMD_COST_MODEL, DEVICES, TRN1, TRN2, fitCostModel, predictions, trainingEstimateIterPerSecond, CALIBRATION_POINTS, HOST_FLOOR_NS,
-  type DeviceProfile, type DeviceName, type CalibrationPoint, type Fit, type ProfileOptions, type ProfileResult, type DeviceEstimate, type CostModel, type LaunchTrace, type CoreTrace, type ChromeTrace } from "./profiling/profile.js";
+  countingLibrary, CYCLES_PER_INSTRUCTION, INSTRUCTION_CLASSES,
+  type DeviceProfile, type DeviceName, type CalibrationPoint, type Fit, type ProfileOptions, type ProfileResult, type DeviceEstimate, type CostModel, type LaunchTrace, type CoreTrace, type ChromeTrace,
+  type InstructionClass, type InstructionCounts } from "./profiling/profile.js";
 export * from "./checks/errors.js";
 export * as autograd from "./autograd.js";

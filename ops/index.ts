@@ -41,6 +41,8 @@ export const OP_LIBRARIES = {
   gemm_tcm: { compute: ["gemm/gemm.ts", "gemm/packed.ts", "gemm/bias.ts"], shape: ["gemm/register-tcm.ts", "gemm/shape.ts"], multicore: false },
   gemm_multicore: { compute: ["gemm/gemm.ts", "gemm/packed.ts", "gemm/bias.ts"], shape: ["gemm/register-multicore.ts", "gemm/shape.ts"], multicore: true },
   nn_tcm: { compute: ["nn/tcm.ts"], shape: ["nn/register-tcm.ts", "nn/shape.ts"], multicore: false },
+  softmax_tcm: { compute: ["softmax/tcm.ts"], shape: ["softmax/register-tcm.ts", "softmax/shape.ts"], multicore: false },
+  softmax_multicore: { compute: ["softmax/multicore.ts"], shape: ["softmax/register-multicore.ts", "softmax/shape.ts"], multicore: true },
 } satisfies Record<string, OpLibrary>;
 
 /** Name of a shipped library. */

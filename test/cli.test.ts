@@ -169,7 +169,11 @@ describe("gpsimd profile", () => {
     expect(r.stdout).toContain("profile giou_multicore::giou (multicore, 8 cores)");
     expect(r.stdout).toMatch(/estimated device time on trn1 \(GpSimd cost model, an estimate\): \S+ µs/);
     // W1 moves 9 MB through 3 x 128 DMA transfers per core: DMA-bound, balanced.
-    expect(r.stdout).toMatch(/the slowest core's estimate: accessor 0\.00 µs, DMA \S+ µs, compute \S+ µs: DMA-bound/);
+    expect(r.stdout).toMatch(/the slowest core's estimate: accessor 0\.00 µs, DMA\/TCM copy \S+ µs, compute \S+ µs: DMA-bound/);
+    // The compute term from the instructions each core executed, by class.
+    expect(r.stdout).toContain("compute from the kernel's executed instructions, counted per core");
+    expect(r.stdout).toMatch(/executed kernel instructions per core:\n.*\n(?: +\d .*\n){8}/);
+    expect(kernels.every((k) => (k.args!.instructions as unknown as Record<string, number>).vector > 0)).toBe(true);
     expect(r.stdout).toMatch(/load imbalance \(slowest \/ mean\): wall spans \d+\.\d\d, estimate 1\.00/);
     expect(r.stdout).toContain("bytes moved: 9.00 MB through TCM copies");
   }, 180_000);

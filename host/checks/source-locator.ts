@@ -94,6 +94,21 @@ export function createSourceLocator(sourceMapJson: string, offsetMap: Uint32Arra
   };
 }
 
+/**
+ * The source file of the instruction at `offset` of a function whose body starts at `bodyStart` (offsets in the module
+ * the offset map describes): the file of the last mapping at or before it within the body, null where that mapping
+ * has none. Null when the source map cannot be read. build/count-pass.ts tells the kernel library's inlined code by it.
+ */
+export function sourceFileLookup(sourceMapJson: string, offsetMap: Uint32Array): ((offset: number, bodyStart: number) => string | null) | null {
+  const map = parseSourceMap(sourceMapJson);
+  if (!map) return null;
+  return (offset, bodyStart) => {
+    const at = findSegment(map.segments, toOriginalOffset(offsetMap, offset));
+    if (at < 0 || map.segments[at].column < toOriginalOffset(offsetMap, bodyStart) || map.segments[at].source < 0) return null;
+    return map.files[map.segments[at].source] ?? null;
+  };
+}
+
 // `at name (wasm://wasm/8c3a12ee:wasm-function[12]:0x3a4)`, `at <anonymous>:wasm-function[12]:0x3a4`, ...
 const WASM_FRAME = /wasm-function\[(\d+)\]:0x([0-9a-fA-F]+)/g;
 

@@ -15,6 +15,7 @@ import { hbm } from "../device/hbm.js";
 import { MemoryViews } from "../device/memory-views.js";
 import { E_STOPPED } from "../checks/error-codes.js";
 import { SET_STOP_WORD_EXPORT, STOP_IMPORT } from "../../build/stop-poll-names.js";
+import { INSTRUCTION_CLASSES, counterExport } from "../../build/count-names.js";
 import { LibraryFormatError } from "../checks/errors.js";
 import { currentStack, describePlace, functionName, type SourceLocator, type SourcePlace } from "../checks/source-locator.js";
 import { TRACE_PRINTF, type TraceWriter } from "../profiling/trace.js";
@@ -113,6 +114,8 @@ export class KernelInstance {
   private enterFrom!: (ctx: number, template: number, core: number) => void;
   private exit!: () => number;
   private setStopWord!: (address: number) => void;
+  /** The executed-instruction counters of a counting module (build/count-pass.ts), in INSTRUCTION_CLASSES order; null for a plain one. */
+  private counters: WebAssembly.Global[] | null = null;
   /** The stop word the instance polls (set before a run when it changes). */
   private stopWordAt = -1;
   /** The run's stop token: the watchdog writes it into the stop word to stop this run. */
@@ -271,6 +274,8 @@ export class KernelInstance {
     const setStopWord = instance.exports[SET_STOP_WORD_EXPORT];
     if (typeof setStopWord !== "function") throw new LibraryFormatError("E_ABI", "this library was built without stop polls (an older gpsimd): nothing could stop a runaway kernel; rebuild it");
     this.setStopWord = setStopWord as (address: number) => void;
+    const counters = INSTRUCTION_CLASSES.map((c) => instance.exports[counterExport(c)]);
+    this.counters = counters.every((g) => g instanceof WebAssembly.Global) ? counters as WebAssembly.Global[] : null;
     this.stopWordAt = -1;
     return instance;
   }
@@ -302,6 +307,7 @@ export class KernelInstance {
     const view = this.views.view(site.ctx + CTX_HEADER_BYTES);
     this.ring = { base: view.getUint32(site.ctx + CTX_PRINTF_BASE, true), size: view.getUint32(site.ctx + CTX_PRINTF_SIZE, true) };
     this.runStart?.();
+    if (this.counters) for (const g of this.counters) g.value = 0n;
     this.tracer?.begin(this.thread);
     try {
       if (template) this.enterFrom(site.ctx, template, site.core);
@@ -314,7 +320,7 @@ export class KernelInstance {
       this.instance = null; // never reuse an instance that failed mid-kernel
       throw this.asKernelError(e, site);
     } finally {
-      this.tracer?.end();
+      this.tracer?.end(this.counters && this.counters.map((g) => Number(g.value)));
       this.site = null;
     }
   }

@@ -51,6 +51,8 @@ export interface PlacedModule {
   sourceMap: string;
   offsetMap: Uint32Array;
   locator: SourceLocator | null;
+  /** The static data belongs to another library (this is its counting copy, host/profiling/counting.ts): not freed with this one. */
+  sharesStaticData?: boolean;
 }
 
 /** Places a library's module in device memory: allocates and fills its static data, relocates and compiles its code. */
@@ -277,7 +279,7 @@ export class Library {
 
   private release(): void {
     if (this.pooled) this.pool().forget(this);
-    hbm().release(this.placed.staticBase);
+    if (!this.placed.sharesStaticData) hbm().release(this.placed.staticBase);
   }
 
   /** True after unload(). */

@@ -2,7 +2,8 @@
 // chrome://tracing open): process 1 is the GpSimd engine with one lane per
 // core (its kernel span, TCM copies, stream refills and flushes, TCM blocks,
 // printf, a counter of TCM bytes in use, and counters of the estimated device
-// time by cause: accessor, DMA, compute); process 0 is the host with the call
+// time by cause: accessor, DMA, compute, and of compute by instruction class
+// when instructions were counted); process 0 is the host with the call
 // as the caller saw it. Times are µs from the start of the call.
 import { TRACE_TCM_IN, TRACE_TCM_OUT, TRACE_STREAM_REFILL, TRACE_STREAM_FLUSH, TRACE_TCM_MALLOC, TRACE_TCM_FREE } from "../device/layout.js";
 import { TRACE_KIND_NAMES, TRACE_PRINTF, type TraceEvent } from "./trace.js";
@@ -75,7 +76,10 @@ export function chromeTrace(result: ProfileResult): ChromeTrace {
       { name: "thread_sort_index", ph: "M", ts: 0, pid: ENGINE_PID, tid, args: { sort_index: core.core } },
       {
         name: "kernel", cat: "kernel", ph: "X", ts: us(core.start), dur: us(core.end) - us(core.start), pid: ENGINE_PID, tid,
-        args: { ...core.counters, estimated_device_us: estimate ? estimate.totalNs / 1e3 : 0, dropped_events: core.dropped, printf: core.printf || undefined },
+        args: {
+          ...core.counters, instructions: core.instructions ?? undefined, estimated_device_us: estimate ? estimate.totalNs / 1e3 : 0,
+          dropped_events: core.dropped, printf: core.printf || undefined,
+        },
       },
     );
     if (estimate) {
@@ -84,6 +88,13 @@ export function chromeTrace(result: ProfileResult): ChromeTrace {
         name: `core ${core.core} estimated device µs`, ph: "C", ts: us(core.start), pid: ENGINE_PID, tid,
         args: { accessor: estimate.accessorNs / 1e3, dma: estimate.dmaNs / 1e3, compute: estimate.computeNs / 1e3 },
       });
+      // The compute term by instruction class, when the instructions were counted: what the core's arithmetic is made of.
+      if (estimate.computeNsByClass) {
+        events.push({
+          name: `core ${core.core} estimated compute µs by class`, ph: "C", ts: us(core.start), pid: ENGINE_PID, tid,
+          args: Object.fromEntries(Object.entries(estimate.computeNsByClass).map(([k, ns]) => [k, ns / 1e3])),
+        });
+      }
     }
     let tcmInUse = 0;
     for (const e of core.events) {
@@ -103,6 +114,8 @@ export function chromeTrace(result: ProfileResult): ChromeTrace {
       estimated_device_time_us: {
         note: "an estimate from the cost model (docs/cost-model.md), not a measurement", device: result.estimate.device,
         total: result.estimate.totalNs / 1e3, launch: result.estimate.launchNs / 1e3, kernel: result.estimate.kernelNs / 1e3, bound: result.estimate.bound, limited_by: result.estimate.limitedBy,
+        compute_from: result.estimate.computeFrom, slowest_core_held_back: result.estimate.heldBackNs / 1e3,
+        cores: result.estimate.cores.map((c) => ({ core: c.core, accessor: c.accessorNs / 1e3, dma: c.dmaNs / 1e3, compute: c.computeNs / 1e3, total: c.totalNs / 1e3, instructions: c.instructions })),
       },
     },
   };

@@ -5,6 +5,7 @@
 // walks through it; test/cost-model.test.ts pins the hold-out errors.
 import { GPSIMD_COST_MODEL, estimateLaunch, zeroCounters, type CostModel, type LaunchCounts } from "./cost-model.js";
 import type { CoreCounters } from "./trace.js";
+import { INSTRUCTION_CLASSES, type InstructionCounts } from "../../build/count-names.js";
 
 /** A published end-to-end figure and the GpSimd launches of one step of it. */
 export interface CalibrationPoint {
@@ -37,9 +38,32 @@ function counters(partial: Partial<CoreCounters>): CoreCounters {
   return { ...zeroCounters(), ...partial };
 }
 
+/**
+ * Executed instructions of the seeds' kernels, counted by build/count-pass.ts (test/cost-model.test.ts counts them
+ * again and fails if they change): per 1024-float chunk of relu-tcm.cpp and relu-multicore.cpp as clang compiles
+ * them (a v128 loop: per 4 elements one load, one store, a compare and a select; the two copies are library calls);
+ * per element of the element-wise relu.cpp, through its line-by-line port ops/relu/elementwise.ts (the accessor
+ * accesses themselves are library calls, elemReads + elemWrites); per row of 256 boxes of the blog's giou.cpp as
+ * clang compiles it (v128 code: two f32x4.div per 4 boxes).
+ */
+export const SEED_INSTRUCTIONS = {
+  reluTcmPerChunk: { scalar: 527, vector: 512, memory: 512, branch: 259, divide: 0, libraryCall: 2 },
+  reluMulticorePerChunk: { scalar: 528, vector: 512, memory: 512, branch: 259, divide: 0, libraryCall: 2 },
+  reluElementwisePerElement: { scalar: 8, vector: 0, memory: 2, branch: 5, divide: 0, libraryCall: 0 },
+  giouPerRow: { scalar: 269, vector: 3712, memory: 576, branch: 67, divide: 128, libraryCall: 2 },
+} as const satisfies Record<string, InstructionCounts>;
+
+/** counts x units, with `calls` more library calls. */
+function times(counts: InstructionCounts, units: number, calls = 0): InstructionCounts {
+  const out = Object.fromEntries(INSTRUCTION_CLASSES.map((c) => [c, counts[c] * units])) as InstructionCounts;
+  out.libraryCall += calls;
+  return out;
+}
+
 /** relu.cpp (element-wise): zeros(...) output, t_in_acc[i][j] read once or twice, written once, returned (copied into the output). */
 export function seedReluElementwise(n: number, positiveShare = POSITIVE_SHARE): LaunchCounts {
-  return { cores: [counters({ fillBytes: n * F32, elemReads: n * (1 + positiveShare), elemWrites: n })], returnedBytes: n * F32 };
+  const core = counters({ fillBytes: n * F32, elemReads: n * (1 + positiveShare), elemWrites: n });
+  return { cores: [core], returnedBytes: n * F32, instructions: [times(SEED_INSTRUCTIONS.reluElementwisePerElement, n, core.elemReads + core.elemWrites)] };
 }
 
 /** relu.cpp's relu_backward (element-wise): zeros(...) output, t_in read once, t_grad read where t_in > 0, written once, returned. */
@@ -52,7 +76,7 @@ export function seedReluTcm(n: number): LaunchCounts {
   const chunks = Math.ceil(n / CHUNK);
   return {
     cores: [counters({ fillBytes: n * F32, tcmInCalls: chunks, tcmInBytes: n * F32, tcmOutCalls: chunks, tcmOutBytes: n * F32 })],
-    returnedBytes: n * F32,
+    returnedBytes: n * F32, instructions: [times(SEED_INSTRUCTIONS.reluTcmPerChunk, chunks)],
   };
 }
 
@@ -61,14 +85,20 @@ export function seedReluMulticore(n: number, cores = 8): LaunchCounts {
   const part = n / cores;
   const chunks = Math.ceil(part / CHUNK);
   const core = counters({ tcmInCalls: chunks, tcmInBytes: part * F32, tcmOutCalls: chunks, tcmOutBytes: part * F32 });
-  return { cores: Array.from({ length: cores }, () => ({ ...core })), returnedBytes: 0 };
+  return {
+    cores: Array.from({ length: cores }, () => ({ ...core })), returnedBytes: 0,
+    instructions: Array.from({ length: cores }, () => times(SEED_INSTRUCTIONS.reluMulticorePerChunk, chunks)),
+  };
 }
 
 /** The blog's multicore giou.cpp at W1 (1024 x 256 boxes, 8 cores): per row of 256 boxes, two 4 KB copies in and one 1 KB copy out. */
 export function seedGiouMulticore(samples = 1024, boxes = 256, cores = 8): LaunchCounts {
   const rows = Math.floor(samples / cores);
   const core = counters({ tcmInCalls: 2 * rows, tcmInBytes: 2 * rows * boxes * 4 * F32, tcmOutCalls: rows, tcmOutBytes: rows * boxes * F32 });
-  return { cores: Array.from({ length: cores }, () => ({ ...core })), returnedBytes: 0 };
+  return {
+    cores: Array.from({ length: cores }, () => ({ ...core })), returnedBytes: 0,
+    instructions: Array.from({ length: cores }, () => times(SEED_INSTRUCTIONS.giouPerRow, (rows * boxes) / 256)),
+  };
 }
 
 /** The seeds' GpSimd figures: two to fit, two held out, one shown. */
@@ -129,7 +159,7 @@ export function predictions(model: CostModel, hostFloorNs: number, points: Calib
 }
 
 /** The host floor of one end-to-end trn1 step (fitted, rounded): not GpSimd time, needed to turn estimates into iter/s. */
-export const HOST_FLOOR_NS = 3_889_000;
+export const HOST_FLOOR_NS = 3_701_000;
 
 /** The estimated iter/s of the training tutorial's step on trn1 (a hold-out: not used in the fit). */
 export function trainingEstimateIterPerSecond(model: CostModel = GPSIMD_COST_MODEL, hostFloorNs = HOST_FLOOR_NS): number {

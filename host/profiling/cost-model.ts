@@ -8,6 +8,8 @@
 // docs/cost-model.md derives it and shows the hold-out predictions.
 import { TRN1, type DeviceProfile } from "./device.js";
 import type { CoreCounters } from "./trace.js";
+import { computeCycles, cyclesByClass } from "./compute-cycles.js";
+import type { InstructionCounts } from "../../build/count-names.js";
 
 /** The model: a device and the costs no document gives. */
 export interface CostModel {
@@ -25,7 +27,7 @@ export interface CostModel {
 /** The GpSimd engine of trn1/inf2 with the fitted element-wise access cost (rounded result of fitCostModel()). */
 export const GPSIMD_COST_MODEL: Readonly<CostModel> = Object.freeze({
   device: TRN1,
-  elementAccessNs: 243,
+  elementAccessNs: 236,
   launchNs: 10_000,
   streamAccessCycles: 1,
   printfCycles: 2_000,
@@ -42,7 +44,12 @@ export interface LaunchCounts {
   cores: CoreCounters[];
   /** Bytes the runtime copied from a tensor the kernel returned into the output (0 with get_dst_tensor()). */
   returnedBytes: number;
+  /** Executed instructions of each core (same order as cores) when counting was on; absent or null: compute from TCM bytes. */
+  instructions?: (InstructionCounts | null)[];
 }
+
+/** Where a compute term comes from: the core's counted instructions, or (counting off) one vector operation per 16 words copied into TCM. */
+export type ComputeSource = "counted instructions" | "TCM bytes (counting off)";
 
 /** One core's estimated time, by where it goes (ns). */
 export interface CoreEstimate {
@@ -52,8 +59,12 @@ export interface CoreEstimate {
   accessorNs: number;
   /** DMA transfers: TCM copies, stream refills and flushes, fills of kernel-made tensors. */
   dmaNs: number;
-  /** The core's own arithmetic on what it copied in, and printf formatting. */
+  /** The core's own instructions (counted, or estimated from TCM bytes: computeFrom), and printf formatting. */
   computeNs: number;
+  computeFrom: ComputeSource;
+  /** With counted instructions: what was executed, and its ns by class (compute-cycles.ts). */
+  instructions?: InstructionCounts;
+  computeNsByClass?: InstructionCounts;
 }
 
 /** The estimated device time of one launch (ns). */
@@ -74,6 +85,10 @@ export interface DeviceEstimate {
   limitedBy: "accessor" | "DMA" | "compute";
   /** Slowest core over the mean of the cores (1 = balanced). */
   imbalance: number;
+  /** The slowest core's time over the mean core's (ns): how long it holds the others back. */
+  heldBackNs: number;
+  /** "counted instructions" when every core's were counted, else "TCM bytes (counting off)". */
+  computeFrom: ComputeSource;
   cores: CoreEstimate[];
 }
 
@@ -84,8 +99,8 @@ function dma(d: DeviceProfile, transfers: number, bytes: number): number {
   return transfers * d.dmaFixedNs + bytes / d.dmaBytesPerNs;
 }
 
-/** Estimated time of one core's work. */
-export function estimateCore(core: number, c: CoreCounters, m: CostModel = GPSIMD_COST_MODEL): CoreEstimate {
+/** Estimated time of one core's work; its compute from `instructions` when given (counted), else from the bytes it copied into TCM. */
+export function estimateCore(core: number, c: CoreCounters, m: CostModel = GPSIMD_COST_MODEL, instructions: InstructionCounts | null = null): CoreEstimate {
   const d = m.device;
   const streamAccesses = c.streamReads + c.streamWrites;
   // A stream moves its elements through a 4 KB TCM cache: one DMA per 4 KB (elements counted as 4 bytes).
@@ -94,14 +109,21 @@ export function estimateCore(core: number, c: CoreCounters, m: CostModel = GPSIM
   const dmaNs = dma(d, c.tcmInCalls + c.tcmOutCalls, c.tcmInBytes + c.tcmOutBytes)
     + dma(d, Math.ceil(streamBytes / STREAM_CACHE_BYTES), streamBytes)
     + (c.fillBytes > 0 ? dma(d, 1, c.fillBytes) : 0);
-  // Each word copied into TCM is worked on once by the vector unit (16 fp32 lanes a cycle): see docs/cost-model.md.
-  const computeNs = (c.tcmInBytes / 4 / d.lanesF32 + c.printfCalls * m.printfCycles) / d.clockGHz;
-  return { core, totalNs: accessorNs + dmaNs + computeNs, accessorNs, dmaNs, computeNs };
+  const printfNs = (c.printfCalls * m.printfCycles) / d.clockGHz;
+  if (instructions) {
+    const computeNsByClass = cyclesByClass(instructions);
+    for (const k of Object.keys(computeNsByClass) as (keyof InstructionCounts)[]) computeNsByClass[k] /= d.clockGHz;
+    const computeNs = computeCycles(instructions) / d.clockGHz + printfNs;
+    return { core, totalNs: accessorNs + dmaNs + computeNs, accessorNs, dmaNs, computeNs, computeFrom: "counted instructions", instructions, computeNsByClass };
+  }
+  // Counting off: each word copied into TCM is worked on once by the vector unit (16 fp32 lanes a cycle): see docs/cost-model.md.
+  const computeNs = (c.tcmInBytes / 4 / d.lanesF32) / d.clockGHz + printfNs;
+  return { core, totalNs: accessorNs + dmaNs + computeNs, accessorNs, dmaNs, computeNs, computeFrom: "TCM bytes (counting off)" };
 }
 
 /** Estimated device time of one launch. */
 export function estimateLaunch(counts: LaunchCounts, m: CostModel = GPSIMD_COST_MODEL): DeviceEstimate {
-  const cores = counts.cores.map((c, k) => estimateCore(k, c, m));
+  const cores = counts.cores.map((c, k) => estimateCore(k, c, m, counts.instructions?.[k] ?? null));
   const slowest = cores.reduce((a, b) => (b.totalNs > a.totalNs ? b : a), cores[0] ?? estimateCore(0, zeroCounters(), m));
   const hbmBytes = counts.cores.reduce((sum, c) => sum + c.tcmInBytes + c.tcmOutBytes + c.fillBytes + 4 * (c.streamReads + c.streamWrites), 0);
   const hbmFloorNs = hbmBytes / m.device.hbmBytesPerNs;
@@ -113,7 +135,8 @@ export function estimateLaunch(counts: LaunchCounts, m: CostModel = GPSIMD_COST_
   return {
     device: m.device.name, totalNs: m.launchNs + kernelNs + returnCopyNs, launchNs: m.launchNs, kernelNs, returnCopyNs, hbmFloorNs,
     bound: hbmFloorNs > slowest.totalNs ? "HBM bandwidth" : `core ${slowest.core}`, limitedBy,
-    imbalance: mean > 0 ? slowest.totalNs / mean : 1, cores,
+    imbalance: mean > 0 ? slowest.totalNs / mean : 1, heldBackNs: slowest.totalNs - mean, cores,
+    computeFrom: cores.length > 0 && cores.every((c) => c.computeFrom === "counted instructions") ? "counted instructions" : "TCM bytes (counting off)",
   };
 }
 

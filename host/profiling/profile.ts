@@ -4,11 +4,15 @@
 import type { Library } from "../library/library.js";
 import type { Tensor } from "../device/tensor.js";
 import type { LaunchTrace } from "./trace.js";
-import { estimateLaunch, onDevice, type DeviceEstimate } from "./cost-model.js";
+import { estimateLaunch, onDevice, type DeviceEstimate, type LaunchCounts } from "./cost-model.js";
+import { countingLibrary } from "./counting.js";
 import { DEVICES, type DeviceName } from "./device.js";
 import { OptionError } from "../checks/errors.js";
 
-export { GPSIMD_COST_MODEL, estimateLaunch, onDevice, type CostModel, type DeviceEstimate, type CoreEstimate, type LaunchCounts } from "./cost-model.js";
+export { GPSIMD_COST_MODEL, estimateLaunch, onDevice, type CostModel, type DeviceEstimate, type CoreEstimate, type LaunchCounts, type ComputeSource } from "./cost-model.js";
+export { countingLibrary } from "./counting.js";
+export { CYCLES_PER_INSTRUCTION, computeCycles, cyclesByClass } from "./compute-cycles.js";
+export { INSTRUCTION_CLASSES, type InstructionClass, type InstructionCounts } from "../../build/count-names.js";
 export { DEVICES, TRN1, TRN2, type DeviceProfile, type DeviceName } from "./device.js";
 export { fitCostModel, predictions, trainingEstimateIterPerSecond, CALIBRATION_POINTS, HOST_FLOOR_NS, type CalibrationPoint, type Fit } from "./cost-calibration.js";
 export { chromeTrace, type ChromeTrace, type ChromeTraceEvent } from "./chrome-trace.js";
@@ -26,6 +30,8 @@ export interface ProfileOptions {
   progress?: (done: number, total: number) => void;
   /** The device the estimate describes (default trn1: custom C++ operators run on NeuronCore-v2). */
   device?: DeviceName;
+  /** Count the kernel's executed instructions in the traced calls (default true): the compute term then comes from them. */
+  count?: boolean;
 }
 
 /** Median, minimum and maximum of a set of times (ms). */
@@ -40,12 +46,19 @@ export interface ProfileResult {
   params: string[];
   /** Wall time of untraced calls (checks as the library is configured), ms. */
   wall: Timing;
-  /** Wall time of traced calls (checks on, every event timestamped), ms. */
+  /** Wall time of traced calls (checks on, every event timestamped, instructions counted when `counted`), ms. */
   tracedWall: Timing;
+  /** Whether the traced calls counted executed instructions (the counting copy of the library ran them). */
+  counted: boolean;
   /** The traced call with the median duration. */
   trace: LaunchTrace;
   /** The cost model's device time for that call (an estimate, not a measurement). */
   estimate: DeviceEstimate;
+}
+
+/** What the cost model reads of a traced launch. */
+export function launchCounts(trace: LaunchTrace): LaunchCounts {
+  return { cores: trace.cores.map((c) => c.counters), returnedBytes: trace.returnedBytes, instructions: trace.cores.map((c) => c.instructions) };
 }
 
 function timing(times: number[]): Timing {
@@ -81,18 +94,28 @@ export function profile(library: Library, opName: string, args: unknown[], optio
     options.progress?.(++done, total);
     return ms;
   };
+  const counted = options.count ?? true;
   const saved = { trace: library.options.trace, checks: library.options.checks };
   try {
     library.configure({ trace: false });
     for (let i = 0; i < warmup; i++) call();
     const wall = Array.from({ length: runs }, call);
     library.configure({ trace: true, checks: true });
-    const traced = Array.from({ length: traceRuns }, () => ({ ms: call(), trace: library.lastTrace! }));
+    // The traced calls run the counting copy (its module counts executed instructions), with the library's settings.
+    const traceOn = counted ? countingLibrary(library).configure({ ...library.options }) : library;
+    const tracedCall = (): { ms: number; trace: LaunchTrace } => {
+      const t0 = performance.now();
+      (traceOn.call(opName, args) as Tensor).dispose();
+      const ms = performance.now() - t0;
+      options.progress?.(++done, total);
+      return { ms, trace: traceOn.lastTrace! };
+    };
+    const traced = Array.from({ length: traceRuns }, tracedCall);
     const median = [...traced].sort((a, b) => a.ms - b.ms)[Math.floor(traced.length / 2)];
     return {
       op: op.qualifiedName, multicore: library.multicore, params: op.kernel.params.map((p) => p.name),
-      wall: timing(wall), tracedWall: timing(traced.map((t) => t.ms)), trace: median.trace,
-      estimate: estimateLaunch({ cores: median.trace.cores.map((c) => c.counters), returnedBytes: median.trace.returnedBytes }, onDevice(DEVICES[device])),
+      wall: timing(wall), tracedWall: timing(traced.map((t) => t.ms)), counted, trace: median.trace,
+      estimate: estimateLaunch(launchCounts(median.trace), onDevice(DEVICES[device])),
     };
   } finally {
     library.configure(saved);

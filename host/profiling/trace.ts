@@ -9,6 +9,7 @@ import {
   CTX_STAT_ELEM_WRITES, CTX_STAT_STREAM_READS, CTX_STAT_STREAM_WRITES, CTX_STAT_PRINTF_CALLS, CTX_STAT_FILL_BYTES,
   TRACE_TCM_IN, TRACE_TCM_OUT, TRACE_STREAM_REFILL, TRACE_STREAM_FLUSH, TRACE_TCM_MALLOC, TRACE_TCM_FREE,
 } from "../device/layout.js";
+import { INSTRUCTION_CLASSES, type InstructionCounts } from "../../build/count-names.js";
 
 /** Event kind the host adds (the kernel library's kinds are TRACE_* in layout.ts): a printf call; bytes of text, offset in the printf ring (-1: dropped). */
 export const TRACE_PRINTF = 16;
@@ -21,8 +22,10 @@ export const TRACE_KIND_NAMES: Record<number, string> = {
 
 /** Events one core keeps per launch; later ones are counted as dropped (the counters stay exact). */
 export const TRACE_EVENTS_PER_CORE = 32768;
-/** float64 slots of a core's header: event count, dropped events, span start, span end, thread. */
-const HEADER = 8;
+/** float64 slots of a core's header: event count, dropped events, span start, span end, thread, counted (1/0), instructions by class. */
+const HEADER = 16;
+/** Header slot of the "instructions counted" flag; the counts by class follow it. */
+const COUNTED = 5;
 /** float64 slots per event: time, kind, slot, bytes, offset. */
 const RECORD = 5;
 /** Bytes of one core's trace area. */
@@ -83,6 +86,8 @@ export interface CoreTrace {
   writes: number[];
   /** printf text of this core (what its ring kept). */
   printf: string;
+  /** Executed kernel instructions by class, when the launch ran a counting module (host/profiling/counting.ts); null otherwise. */
+  instructions: InstructionCounts | null;
 }
 
 /** A traced launch. */
@@ -125,9 +130,11 @@ export class TraceWriter {
     this.count++;
   }
 
-  /** Ends the kernel span (also after a failure). */
-  end(): void {
+  /** Ends the kernel span (also after a failure), with the executed instructions by class when the module counts them (INSTRUCTION_CLASSES order). */
+  end(instructions: number[] | null = null): void {
     this.f64[this.base + 3] = traceClock();
+    this.f64[this.base + COUNTED] = instructions ? 1 : 0;
+    if (instructions) this.f64.set(instructions, this.base + COUNTED + 1);
     this.f64[this.base] = this.count;
     this.f64[this.base + 1] = this.dropped;
   }
@@ -143,6 +150,7 @@ export function coreTrace(f64: Float64Array, base: number, rest: Pick<CoreTrace,
   let events: TraceEvent[] | null = null;
   return {
     ...rest, thread: f64[base + 4], start: f64[base + 2], end: f64[base + 3], dropped: f64[base + 1],
+    instructions: f64[base + COUNTED] ? Object.fromEntries(INSTRUCTION_CLASSES.map((c, i) => [c, f64[base + COUNTED + 1 + i]])) as InstructionCounts : null,
     get events(): TraceEvent[] {
       events ??= Array.from({ length: records.length / RECORD }, (_, i) => {
         const at = i * RECORD;
