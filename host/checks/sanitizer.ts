@@ -18,7 +18,7 @@
 // kernel cannot write). Each access is then checked in wasm
 // (sanitizer-fast-path.ts); only the rest comes here.
 import { SanitizerError } from "./errors.js";
-import { dtypeInfo, type ScalarType } from "../device/dtype.js";
+import { dtypeInfo, dtypeFromScalarType } from "../device/dtype.js";
 import {
   CTX_HEADER_BYTES, CTX_HEAP_END, CTX_DST, CTX_DESC, DESC_BYTES, MAX_TENSORS, CTX_NUM_TENSORS, CTX_TCM_BASE, CTX_PRINTF_HEAD, CTX_STOP,
   CTX_TCM_TABLE, CTX_TCM_NBLOCKS, CTX_FREED, CTX_FREED_NEXT, MAX_FREED, MAX_TCM_BLOCKS, TCMB_BYTES, TCMB_PTR, TCMB_SIZE,
@@ -216,7 +216,7 @@ class Sanitizer {
     const dst = view.getUint32(list + CTX_DST, true);
     for (const d of dst ? [...slots, dst] : slots) {
       let elementBytes: number;
-      try { elementBytes = dtypeInfo(view.getInt32(d + TD_DTYPE, true) as ScalarType).bytes; } catch { continue; }
+      try { elementBytes = dtypeInfo(dtypeFromScalarType(view.getInt32(d + TD_DTYPE, true))).bytes; } catch { continue; }
       const start = view.getUint32(d + TD_DATA, true);
       const end = start + Number(view.getBigInt64(d + TD_NUMEL, true)) * elementBytes;
       const slot = view.getInt32(d + TD_SLOT, true);

@@ -9,7 +9,7 @@ import {
   type ErrorContext,
 } from "./errors.js";
 import { describePlace, functionName, type SourcePlace } from "./source-locator.js";
-import { dtypeInfo, ScalarType } from "../device/dtype.js";
+import { dtypeFromScalarType, ScalarType } from "../device/dtype.js";
 import { TCM_ARENA_BYTES } from "../device/layout.js";
 import { DEVICE_SHAPE_LIMITS } from "../device/tensor.js";
 
@@ -47,7 +47,7 @@ function bytes(n: number): string {
 }
 
 function dtypeName(t: number): string {
-  try { return dtypeInfo(t as ScalarType).name; } catch { return `dtype ${t}`; }
+  try { return dtypeFromScalarType(t).name; } catch { return `dtype ${t}`; }
 }
 
 /**
