@@ -12,6 +12,7 @@ import type { Transform } from "assemblyscript/transform";
 import type binaryen from "binaryen";
 import { INITIAL_PAGES } from "../host/library/build-constants.js";
 import { insertStopPolls, atomicWaitMessage } from "./stop-polls.js";
+import { keepCallSites } from "./call-sites.js";
 import { ASSEMBLY_DIR, ASCONFIG_FILE } from "./paths.js";
 
 
@@ -107,6 +108,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
         afterCompile: (module: binaryen.Module) => {
           input.afterCompile?.(module);
           atomicWaits.push(...insertStopPolls(module).atomicWaits);
+          keepCallSites(module);
         },
       } as Transform],
       stdout: sink(), stderr: sink((s) => { text += s; }),

@@ -1,7 +1,7 @@
 // Random arguments for an operator from its kernel's signature: a tensor per
 // tensor parameter (sizes and dtype given, values drawn from a seeded
 // generator in one of a few kinds), the scalars as given.
-import { tensor, parseDType, dtypeInfo, Rng, ScalarType, type Tensor } from "../host/index.js";
+import { tensor, parseDType, dtypeInfo, Rng, kByte, kChar, kLong, type DType, type Tensor } from "../host/index.js";
 import type { KernelSignature } from "../build/signatures.js";
 import { randomBoxes } from "../ops/giou/boxes.js";
 import { UsageError, type ValueKind } from "./options.js";
@@ -24,14 +24,14 @@ function floatValues(n: number, spec: ValueSpec): Float32Array {
 }
 
 /** A tensor of the given sizes and dtype with values drawn as spec says. */
-export function randomTensor(sizes: number[], dtype: ScalarType, spec: ValueSpec): Tensor {
+export function randomTensor(sizes: number[], dtype: DType, spec: ValueSpec): Tensor {
   const n = sizes.reduce((a, b) => a * b, 1);
   const info = dtypeInfo(dtype);
   if (info.isFloating) return tensor(floatValues(n, spec), sizes, dtype);
   const rng = new Rng(spec.seed);
-  const [lo, hi] = dtype === ScalarType.Byte ? [0, 255] : spec.kind === "integers" ? [-8, 8] : dtype === ScalarType.Char ? [-128, 127] : [-1000, 1000];
+  const [lo, hi] = dtype === kByte ? [0, 255] : spec.kind === "integers" ? [-8, 8] : dtype === kChar ? [-128, 127] : [-1000, 1000];
   const values = Array.from({ length: n }, () => rng.int(lo, hi));
-  return tensor(dtype === ScalarType.Long ? BigInt64Array.from(values, BigInt) : Int32Array.from(values), sizes, dtype);
+  return tensor(dtype === kLong ? BigInt64Array.from(values, BigInt) : Int32Array.from(values), sizes, dtype);
 }
 
 /** The i-th of a repeated option, or the last one given, or the fallback. */
@@ -73,7 +73,7 @@ export function kernelArguments(kernel: KernelSignature, shapes: number[][], dty
 }
 
 /** A dtype name from the command line. */
-export function parseDTypeOption(name: string): ScalarType {
+export function parseDTypeOption(name: string): DType {
   try {
     return parseDType(name);
   } catch (e) {

@@ -7,7 +7,7 @@
 // reached its output. Gradients made on the way are disposed when used up.
 import { Tensor } from "./device/tensor.js";
 import { tensor, ones } from "./device/factories.js";
-import { ScalarType } from "./device/dtype.js";
+import { kFloat } from "./device/dtype.js";
 
 /** What backward returns: one gradient per forward input (null for inputs without one), or the gradient of a single input. */
 export type Gradients = Tensor | null | undefined | readonly (Tensor | null | undefined)[];
@@ -82,7 +82,7 @@ export class Function {
 /** Marks t as a leaf whose gradient backward() and grad() compute (flag false unmarks it). Returns t. */
 export function requires_grad_(t: Tensor, flag = true): Tensor {
   if (flag) {
-    if (t.dtype !== ScalarType.Float) throw new Error(`requires_grad_: only float32 tensors can require gradients, got ${t.describe()}`);
+    if (t.dtype !== kFloat) throw new Error(`requires_grad_: only float32 tensors can require gradients, got ${t.describe()}`);
     leaves.add(t);
   } else {
     leaves.delete(t);
@@ -176,7 +176,7 @@ function run(output: Tensor, output_grad: Tensor | undefined, options: BackwardO
   let seed = output_grad;
   if (!seed) {
     if (output.numel() !== 1) throw new Error(`backward: ${output.describe()} has ${output.numel()} elements; pass output_grad for an output that is not a single value`);
-    seed = ones(output.sizes(), ScalarType.Float);
+    seed = ones(output.sizes(), kFloat);
   } else if (seed.sizes().join() !== output.sizes().join()) {
     throw new Error(`backward: output_grad ${seed.describe()} must have the output's sizes ${output.describe()}`);
   }

@@ -4,8 +4,8 @@ export { Tensor, DEVICE_SHAPE_LIMITS } from "./device/tensor.js";
 export { loadNpy, saveNpy, fromNpy, toNpy, type LoadNpyOptions } from "./device/npy.js";
 export { empty, zeros, ones, full, eye, tensor, rand, randn, type DTypeLike, type NestedArray, type RandomOptions } from "./device/factories.js";
 export {
-  ScalarType, kFloat, kFloat32, kBFloat16, kHalf, kFloat16, kInt, kInt32, kChar, kInt8, kLong, kInt64, kShort, kInt16, kByte, kUInt8,
-  dtypeInfo, parseDType, type DTypeInfo,
+  DType, kFloat, kFloat32, kBFloat16, kHalf, kFloat16, kInt, kInt32, kChar, kInt8, kLong, kInt64, kShort, kInt16, kByte, kUInt8,
+  dtypeInfo, parseDType, type DTypeInfo, type DTypeName,
 } from "./device/dtype.js";
 export { NEURON_LIBRARY, MAX_FUNCTIONS, type ShapeFunction, type LibraryDefinitions } from "./library/registry.js";
 export { custom_op } from "./library/loader.js";

@@ -1,8 +1,13 @@
 import { describe, it, expect } from "vitest";
+import { inspect, format } from "node:util";
+import { Console } from "node:console";
+import { Writable } from "node:stream";
 import {
   ScalarType,
+  type DType,
   kFloat, kFloat32, kBFloat16, kHalf, kFloat16, kInt, kInt32, kChar, kInt8, kLong, kInt64, kShort, kInt16, kByte, kUInt8,
-  ALL_SCALAR_TYPES,
+  ALL_DTYPES,
+  dtypeFromScalarType,
   DTYPE_NAMES,
   dtypeInfo,
   parseDType,
@@ -143,26 +148,64 @@ describe("ScalarType and aliases", () => {
   it("numbers the types like the kernel side", () => {
     expect([ScalarType.Float, ScalarType.BFloat16, ScalarType.Half, ScalarType.Int, ScalarType.Char, ScalarType.Long, ScalarType.Short, ScalarType.Byte])
       .toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    expect(ALL_SCALAR_TYPES).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(ALL_DTYPES.map((t) => t.scalarType)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(ALL_DTYPES.map((t) => t.name)).toEqual(["float32", "bfloat16", "float16", "int32", "int8", "int64", "int16", "uint8"]);
   });
 
-  it("has PyTorch-style aliases", () => {
-    expect([kFloat, kFloat32]).toEqual([ScalarType.Float, ScalarType.Float]);
-    expect(kBFloat16).toBe(ScalarType.BFloat16);
-    expect([kHalf, kFloat16]).toEqual([ScalarType.Half, ScalarType.Half]);
-    expect([kInt, kInt32]).toEqual([ScalarType.Int, ScalarType.Int]);
-    expect([kChar, kInt8]).toEqual([ScalarType.Char, ScalarType.Char]);
-    expect([kLong, kInt64]).toEqual([ScalarType.Long, ScalarType.Long]);
-    expect([kShort, kInt16]).toEqual([ScalarType.Short, ScalarType.Short]);
-    expect([kByte, kUInt8]).toEqual([ScalarType.Byte, ScalarType.Byte]);
+  it("has PyTorch-style aliases, the same objects", () => {
+    expect(kFloat32).toBe(kFloat);
+    expect(kFloat16).toBe(kHalf);
+    expect(kInt32).toBe(kInt);
+    expect(kInt8).toBe(kChar);
+    expect(kInt64).toBe(kLong);
+    expect(kInt16).toBe(kShort);
+    expect(kUInt8).toBe(kByte);
+    expect([kFloat, kBFloat16, kHalf, kInt, kChar, kLong, kShort, kByte]).toEqual(ALL_DTYPES);
+    expect(new Set(ALL_DTYPES).size).toBe(8);
+  });
+
+  it("dtypes are frozen", () => {
+    expect(Object.isFrozen(kFloat)).toBe(true);
+    expect(() => { (kFloat as { name: string }).name = "int32"; }).toThrow(TypeError);
+    expect(kFloat.name).toBe("float32");
+  });
+
+  it("maps kernel-side ScalarType numbers back to the dtypes", () => {
+    for (const t of ALL_DTYPES) expect(dtypeFromScalarType(t.scalarType)).toBe(t);
+    for (const bad of [8, -1, 1.5, NaN]) expect(() => dtypeFromScalarType(bad)).toThrow(TypeError);
+    expect(() => dtypeFromScalarType(9)).toThrow(/Invalid ScalarType 9; valid values are 0 \(float32\), 1 \(bfloat16\).*7 \(uint8\)/);
+  });
+});
+
+describe("printing a dtype", () => {
+  it("shows its name in console.log / util.inspect, String, template strings and JSON", () => {
+    for (const t of ALL_DTYPES) {
+      expect(inspect(t)).toBe(t.name);
+      expect(String(t)).toBe(t.name);
+      expect(`${t}`).toBe(t.name);
+      expect(JSON.stringify(t)).toBe(JSON.stringify(t.name));
+    }
+    expect(inspect({ dtype: kInt })).toBe("{ dtype: int32 }");
+    expect(inspect([kBFloat16, kUInt8])).toBe("[ bfloat16, uint8 ]");
+    expect(JSON.stringify({ dtype: kLong })).toBe('{"dtype":"int64"}');
+    expect(format("%s %o", kHalf, kHalf)).toBe("float16 float16");
+  });
+
+  it("console.log prints the name", () => {
+    const lines: string[] = [];
+    const log = new Console({ stdout: new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } }) });
+    log.log(kFloat);
+    log.log(zeros([2], kShort).dtype);
+    expect(lines).toEqual(["float32\n", "int16\n"]);
   });
 });
 
 describe("dtypeInfo", () => {
   it("describes every type", () => {
-    const rows = ALL_SCALAR_TYPES.map((t) => {
+    const rows = ALL_DTYPES.map((t) => {
       const i = dtypeInfo(t);
-      return [i.type, i.name, i.bytes, i.isFloating, i.isIntegral];
+      expect(i.dtype).toBe(t);
+      return [i.dtype.scalarType, i.name, i.bytes, i.isFloating, i.isIntegral];
     });
     expect(rows).toEqual([
       [0, "float32", 4, true, false],
@@ -176,16 +219,17 @@ describe("dtypeInfo", () => {
     ]);
   });
 
-  it("rejects bad values with a TypeError naming them and listing the valid ones", () => {
-    for (const bad of [8, -1, 1.5, NaN, "float32", undefined]) {
-      expect(() => dtypeInfo(bad as unknown as ScalarType)).toThrow(TypeError);
+  it("rejects anything but a dtype with a TypeError naming it and listing the valid ones", () => {
+    const lookalike = { name: "float32", scalarType: 0 };
+    for (const bad of [0, 8, "float32", undefined, lookalike]) {
+      expect(() => dtypeInfo(bad as unknown as DType)).toThrow(TypeError);
     }
-    expect(() => dtypeInfo(9 as ScalarType)).toThrow(/Invalid ScalarType 9; valid values are 0 \(float32\), 1 \(bfloat16\).*7 \(uint8\)/);
+    expect(() => dtypeInfo(3 as unknown as DType)).toThrow(/Invalid dtype 3; valid dtypes are kFloat, kBFloat16, .* or kByte/);
   });
 });
 
 describe("parseDType", () => {
-  const expected: [string, ScalarType][] = [
+  const expected: [string, DType][] = [
     ["float32", kFloat], ["float", kFloat], ["f32", kFloat],
     ["bfloat16", kBFloat16], ["bf16", kBFloat16],
     ["float16", kHalf], ["half", kHalf], ["f16", kHalf],
@@ -206,9 +250,25 @@ describe("parseDType", () => {
     expect(parseDType(" F32 ")).toBe(kFloat);
   });
 
-  it("accepts ScalarType values", () => {
-    for (const t of ALL_SCALAR_TYPES) expect(parseDType(t)).toBe(t);
-    expect(() => parseDType(8 as ScalarType)).toThrow(TypeError);
+  it("returns a dtype as it is, and its printed name gives it back", () => {
+    for (const t of ALL_DTYPES) {
+      expect(parseDType(t)).toBe(t);
+      expect(parseDType(String(t))).toBe(t);
+    }
+  });
+
+  it("rejects ScalarType numbers with a DTypeNameError that names the dtype to write instead", () => {
+    let caught: unknown;
+    try {
+      parseDType(3 as unknown as DType);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(DTypeNameError);
+    expect((caught as DTypeNameError).code).toBe("E_DTYPE_NAME");
+    expect((caught as Error).message).toMatch(/^Unknown dtype 3 \(a number is the kernel's ScalarType; on the host write kInt\); pass kFloat, kBFloat16, .*or one of the names float32, /);
+    expect(() => parseDType(0 as unknown as DType)).toThrow(/write kFloat/);
+    expect(() => parseDType(8 as unknown as DType)).toThrow(DTypeNameError);
   });
 
   it("rejects unknown names with a typed gpsimd error (E_DTYPE_NAME) listing the accepted ones", () => {
@@ -225,14 +285,14 @@ describe("parseDType", () => {
     expect(msg).toContain('"float33"');
     for (const [name] of expected) expect(msg).toContain(name);
     for (const bad of ["", "float64", "uint16", "bool", "torch.float32"]) expect(() => parseDType(bad)).toThrow(DTypeNameError);
-    expect(() => parseDType({} as unknown as string)).toThrow(TypeError);
+    for (const bad of [{}, undefined, null, { name: "float32", scalarType: 0 }]) expect(() => parseDType(bad as unknown as string)).toThrow(DTypeNameError);
   });
 });
 
 describe("storageArray", () => {
   it("creates the right view type without copying", () => {
     const buf = new ArrayBuffer(64);
-    const kinds = ALL_SCALAR_TYPES.map((t) => storageArray(t, buf, 8, 4).constructor.name);
+    const kinds = ALL_DTYPES.map((t) => storageArray(t, buf, 8, 4).constructor.name);
     expect(kinds).toEqual(["Float32Array", "Uint16Array", "Uint16Array", "Int32Array", "Int8Array", "BigInt64Array", "Int16Array", "Uint8Array"]);
     const v = storageArray(kInt, buf, 8, 4) as Int32Array;
     v[0] = 0x01020304;
@@ -252,7 +312,7 @@ describe("storageArray", () => {
     expect(() => storageArray(kLong, buf, 4, 1)).toThrow(/multiple of the element size 8/);
     expect(() => storageArray(kFloat, buf, 0, 9)).toThrow(RangeError);
     expect(() => storageArray(kFloat, buf, -4, 1)).toThrow(RangeError);
-    expect(() => storageArray(42 as ScalarType, buf, 0, 1)).toThrow(TypeError);
+    expect(() => storageArray(2 as unknown as DType, buf, 0, 1)).toThrow(TypeError);
   });
 });
 
@@ -476,7 +536,7 @@ describe("encodeScalar / decodeScalar", () => {
 
   it("matches a BigInt reference for random doubles of every magnitude", () => {
     const rnd = xorshift32(4242);
-    const specs: [ScalarType, number, boolean][] = [[kInt, 32, true], [kChar, 8, true], [kShort, 16, true], [kByte, 8, false], [kLong, 64, true]];
+    const specs: [DType, number, boolean][] = [[kInt, 32, true], [kChar, 8, true], [kShort, 16, true], [kByte, 8, false], [kLong, 64, true]];
     const values: number[] = [];
     for (let i = 0; i < 5000; i++) {
       const mag = 2 ** ((rnd() % 140) - 10);
@@ -524,8 +584,8 @@ describe("encodeScalar / decodeScalar", () => {
     expect(decodeScalar(kHalf, 0x3c00)).toBe(1);
     expect(decodeScalar(kBFloat16, 0xc049)).toBe(-3.140625);
     expect(decodeScalar(kFloat, 0.1)).toBe(Math.fround(0.1));
-    expect(() => decodeScalar(11 as ScalarType, 0)).toThrow(TypeError);
-    for (const t of ALL_SCALAR_TYPES) {
+    expect(() => decodeScalar(2 as unknown as DType, 0)).toThrow(TypeError);
+    for (const t of ALL_DTYPES) {
       const enc = encodeScalar(t, 3);
       expect(decodeScalar(t, enc)).toBe(t === kLong ? 3n : 3);
     }
@@ -535,7 +595,7 @@ describe("encodeScalar / decodeScalar", () => {
 describe("encodeInto / decodeToArray", () => {
   it("round-trips every dtype through storage", () => {
     const values = [0, 1, -2, 3.5, 100, -100.25, 127, 1000];
-    for (const t of ALL_SCALAR_TYPES) {
+    for (const t of ALL_DTYPES) {
       const { bytes } = dtypeInfo(t);
       const store = storageArray(t, new ArrayBuffer(values.length * bytes), 0, values.length);
       encodeInto(t, store, values);
@@ -547,7 +607,7 @@ describe("encodeInto / decodeToArray", () => {
 
   it("returns arrays of the documented types, as copies", () => {
     const sab = new SharedArrayBuffer(64);
-    const kinds = ALL_SCALAR_TYPES.map((t) => {
+    const kinds = ALL_DTYPES.map((t) => {
       const store = storageArray(t, sab, 0, 4);
       const out = decodeToArray(t, store);
       expect(out.buffer).not.toBe(sab);

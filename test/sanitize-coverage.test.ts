@@ -116,6 +116,24 @@ describe("sanitize: freed TCM", () => {
   });
 });
 
+describe("sanitize: a store past a TCM block stops at the store, naming the first byte it writes past the end", () => {
+  const cases: [string, number, number, string][] = [
+    ["whose first bytes equal the guard value 0xFD", 0, 4096, "is in the guard bytes after core 0's TCM block"],
+    ["whose bytes all differ from the guard value", 1, 4096, "is in the guard bytes after core 0's TCM block"],
+    ["that begins inside the block", 2, 4094, "reaches past the end of core 0's TCM block"],
+  ];
+  for (const [what, which, from, where] of cases) {
+    it(`a store ${what}`, () => {
+      const err = thrown(() => callOp("guard_store", [floats([1]), which])) as SanitizerError;
+      expect(err).toBeInstanceOf(SanitizerError);
+      expect(err.details).toMatchObject({ access: "store", bytes: 4 });
+      const block = (err.details as { address: number }).address - from;
+      expect(err.message).toContain(`store of 4 bytes at ${hex(block + from)} ${where} [${hex(block)}, ${hex(block + 4096)}): `
+        + `it writes bytes ${from} to ${from + 3} of the block, which has 4096 bytes (allowed: bytes 0 to 4095); the first past its end is byte 4096`);
+    });
+  }
+});
+
 describe("sanitize: the context block and descriptors are read-only to the kernel", () => {
   const fields: [number, string][] = [
     [0, "TCM base"], [1, "heap end"], [2, "printf ring address"], [3, "flags"], [4, "stop word"],

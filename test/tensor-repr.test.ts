@@ -1,8 +1,8 @@
 // How a tensor prints: console.log / util.inspect / String() show values, dtype and sizes like torch's repr
-// (summarised with … above 1000 elements), never internals; tensor.dtypeName names the dtype.
+// (summarised with … above 1000 elements), never internals; tensor.dtype prints as its name.
 import { describe, it, expect } from "vitest";
 import { inspect } from "node:util";
-import { tensor, zeros, ScalarType } from "gpsimd";
+import { tensor, zeros, kShort } from "gpsimd";
 
 describe("tensor repr", () => {
   it("shows small tensors in full, aligned, with dtype and sizes", () => {
@@ -29,14 +29,16 @@ describe("tensor repr", () => {
     ].join("\n"));
   });
 
-  it("is what console.log shows: no storage address, no dtype number", () => {
+  it("is what console.log shows: no storage address", () => {
     const shown = inspect({ t: tensor([1], [1]) });
     expect(shown).toBe("{ t: tensor([1.], dtype=float32, size=[1]) }");
   });
 
-  it("names the dtype; dtype stays the ScalarType number", () => {
+  it("dtype is the dtype object, which prints as its name", () => {
     const t = zeros([2], "int16");
-    expect(t.dtypeName).toBe("int16");
-    expect(t.dtype).toBe(ScalarType.Short);
+    expect(t.dtype).toBe(kShort);
+    expect(inspect(t.dtype)).toBe("int16");
+    expect(`${t.dtype}`).toBe("int16");
+    expect(inspect({ dtype: t.dtype, sizes: t.sizes() })).toBe("{ dtype: int16, sizes: [ 2 ] }");
   });
 });

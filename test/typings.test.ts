@@ -26,10 +26,13 @@ it("declares each operator with the kernel's parameter types", () => {
   const work = mkdtempSync(path.join(here, "..", "build", "out", "typings-"));
   const use = path.join(work, "use.ts");
   writeFileSync(use, [
-    `import { ops, randn } from "gpsimd";`,
+    `import { ops, randn, zeros, kFloat, kInt, type DType } from "gpsimd";`,
     `ops.output_fixtures.copy_prefix(randn([4]), 4n);`,
     `ops.output_fixtures.copy_prefix(randn([4]), "four");`,
     `ops.output_fixtures.every_other(randn([4]), 1);`,
+    // dtypes are DType objects (or names): a kernel-side ScalarType number is a type error too.
+    `const d: DType = zeros([2], kInt).dtype; console.log(d === kFloat, zeros([2], "int32").dtype.name);`,
+    `zeros([2], 3);`,
   ].join("\n"));
   const program = ts.createProgram([lib.path.replace(/\.wasm$/, ".d.ts"), use], {
     module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, noEmit: true, skipLibCheck: true,
@@ -38,5 +41,5 @@ it("declares each operator with the kernel's parameter types", () => {
   const errors = ts.getPreEmitDiagnostics(program).filter((d) => d.file?.fileName === use);
   rmSync(work, { recursive: true, force: true });
   const lines = errors.map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line + 1).sort();
-  expect(lines).toEqual([3, 4]);
+  expect(lines).toEqual([3, 4, 6]);
 });

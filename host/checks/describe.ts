@@ -1,6 +1,6 @@
 // Names a tensor descriptor in messages: "argument 0 't_in' (float32[32, 4096])".
 import { CTX_DESC, DESC_BYTES, TD_DTYPE, TD_NDIM, TD_SIZES } from "../device/layout.js";
-import { dtypeInfo, ScalarType } from "../device/dtype.js";
+import { dtypeFromScalarType } from "../device/dtype.js";
 import type { KernelSignature } from "../../build/signatures.js";
 
 /** Descriptor slot of the output, of tensors a kernel made, and of reports about no tensor. */
@@ -12,7 +12,7 @@ function shapeText(view: DataView, at: number): string {
   const ndim = view.getInt32(at + TD_NDIM, true);
   const sizes = Array.from({ length: Math.max(0, Math.min(ndim, 8)) }, (_, i) => view.getInt32(at + TD_SIZES + 4 * i, true));
   let name: string;
-  try { name = dtypeInfo(view.getInt32(at + TD_DTYPE, true) as ScalarType).name; } catch { name = "?"; }
+  try { name = dtypeFromScalarType(view.getInt32(at + TD_DTYPE, true)).name; } catch { name = "?"; }
   return `${name}[${sizes.join(", ")}]`;
 }
 

@@ -18,7 +18,7 @@
 // kernel cannot write). Each access is then checked in wasm
 // (sanitizer-fast-path.ts); only the rest comes here.
 import { SanitizerError } from "./errors.js";
-import { dtypeInfo, type ScalarType } from "../device/dtype.js";
+import { dtypeInfo, dtypeFromScalarType } from "../device/dtype.js";
 import {
   CTX_HEADER_BYTES, CTX_HEAP_END, CTX_DST, CTX_DESC, DESC_BYTES, MAX_TENSORS, CTX_NUM_TENSORS, CTX_TCM_BASE, CTX_PRINTF_HEAD, CTX_STOP,
   CTX_TCM_TABLE, CTX_TCM_NBLOCKS, CTX_FREED, CTX_FREED_NEXT, MAX_FREED, MAX_TCM_BLOCKS, TCMB_BYTES, TCMB_PTR, TCMB_SIZE,
@@ -126,7 +126,7 @@ class Sanitizer {
       if (field && !this.entering) throw this.error(a, size, store, `is the context block's ${field}, which only the host writes`, "E_SANITIZE_READ_ONLY");
       return addr;
     }
-    if (core && a < core.tcm + TCM_ARENA_BYTES && e > core.tcm) throw this.error(a, size, store, this.whatInTcm(core, a, runtime), "E_SANITIZE");
+    if (core && a < core.tcm + TCM_ARENA_BYTES && e > core.tcm) throw this.error(a, size, store, this.whatInTcm(core, a, e, store, runtime), "E_SANITIZE");
     for (const r of this.regions) {
       if (a >= r.start && e <= r.end) {
         if (store && !r.writable) throw this.error(a, size, store, `is inside ${r.what()}${r.input ? ", an input: inputs are read-only" : ", which is read-only"}`, "E_SANITIZE_READ_ONLY");
@@ -159,8 +159,12 @@ class Sanitizer {
     return new DataView(this.scope.memory.buffer).getInt32(core.ctx + CTX_DESC + i * DESC_BYTES + TD_SLOT, true);
   }
 
-  /** Why an access inside the TCM arena is refused: freed, guard bytes, past a block, or never handed out. */
-  private whatInTcm(core: CoreLayout, a: number, runtime: boolean): string {
+  /**
+   * Why an access [a, e) inside the TCM arena is refused: freed, guard bytes, past a block, or never handed out.
+   * Past a block it names the bytes relative to the block and the first one past its end: the exact first byte
+   * a store would have overwritten (the guard check at tcm_free only sees bytes whose value changed).
+   */
+  private whatInTcm(core: CoreLayout, a: number, e: number, store: boolean, runtime: boolean): string {
     const view = new DataView(this.scope.memory.buffer);
     const n = Math.min(view.getInt32(core.ctx + CTX_TCM_NBLOCKS, true), MAX_TCM_BLOCKS);
     const where = `core ${this.site!.core}'s TCM`;
@@ -168,8 +172,9 @@ class Sanitizer {
       const entry = core.ctx + CTX_TCM_TABLE + i * TCMB_BYTES;
       const start = view.getUint32(entry + TCMB_PTR, true), blockSize = view.getUint32(entry + TCMB_SIZE, true);
       const end = start + (runtime ? roundUp(blockSize + TCM_GUARD_BYTES) : blockSize);
-      if (a >= start && a < end) return `reaches past the end of ${where} block ${span({ start, end: start + blockSize })}`;
-      if (a >= start + blockSize && a < start + roundUp(blockSize + TCM_GUARD_BYTES)) return `is in the guard bytes after ${where} block ${span({ start, end: start + blockSize })}`;
+      const past = () => `: it ${store ? "writes" : "reads"} bytes ${a - start} to ${e - start - 1} of the block, which has ${plural(blockSize, "byte")} (allowed: bytes 0 to ${blockSize - 1}); the first past its end is byte ${Math.max(a - start, blockSize)}`;
+      if (a >= start && a < end) return `reaches past the end of ${where} block ${span({ start, end: start + blockSize })}${past()}`;
+      if (a >= start + blockSize && a < start + roundUp(blockSize + TCM_GUARD_BYTES)) return `is in the guard bytes after ${where} block ${span({ start, end: start + blockSize })}${past()}`;
     }
     const freed = Math.min(view.getInt32(core.ctx + CTX_FREED_NEXT, true), MAX_FREED);
     let block = 0;
@@ -216,7 +221,7 @@ class Sanitizer {
     const dst = view.getUint32(list + CTX_DST, true);
     for (const d of dst ? [...slots, dst] : slots) {
       let elementBytes: number;
-      try { elementBytes = dtypeInfo(view.getInt32(d + TD_DTYPE, true) as ScalarType).bytes; } catch { continue; }
+      try { elementBytes = dtypeInfo(dtypeFromScalarType(view.getInt32(d + TD_DTYPE, true))).bytes; } catch { continue; }
       const start = view.getUint32(d + TD_DATA, true);
       const end = start + Number(view.getBigInt64(d + TD_NUMEL, true)) * elementBytes;
       const slot = view.getInt32(d + TD_SLOT, true);

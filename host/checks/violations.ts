@@ -9,8 +9,8 @@ import {
   type ErrorContext,
 } from "./errors.js";
 import { describePlace, functionName, type SourcePlace } from "./source-locator.js";
-import { dtypeInfo, ScalarType } from "../device/dtype.js";
-import { TCM_ARENA_BYTES } from "../device/layout.js";
+import { dtypeFromScalarType, ScalarType } from "../device/dtype.js";
+import { TCM_ARENA_BYTES, TCM_GUARD_BYTE } from "../device/layout.js";
 import { DEVICE_SHAPE_LIMITS } from "../device/tensor.js";
 
 /** The device's shape limits (DEVICE_SHAPE_LIMITS), as a kernel-made tensor's error states them. */
@@ -47,7 +47,7 @@ function bytes(n: number): string {
 }
 
 function dtypeName(t: number): string {
-  try { return dtypeInfo(t as ScalarType).name; } catch { return `dtype ${t}`; }
+  try { return dtypeFromScalarType(t).name; } catch { return `dtype ${t}`; }
 }
 
 /**
@@ -89,8 +89,17 @@ function describeViolation(code: number, slot: number, a: number, b: number, c: 
       return new TcmFreeError("E_TCM_DOUBLE_FREE", `${where}: tcm_free(${tcm(a, site)}): this block was already freed`, ctx({ address: a }));
     case K.E_TCM_LEAK:
       return new TcmLeakError("E_TCM_LEAK", `${where}: ${a} TCM block${a === 1 ? "" : "s"} (${bytes(b)}) still allocated when the kernel returned, the first at ${tcm(c, site)}; call tcm_free (and close() stream accessors)`, ctx({ blocks: a, bytes: b, first: c }));
-    case K.E_TCM_GUARD:
-      return new TcmGuardError("E_TCM_GUARD", `${where}: bytes past the end of the TCM block at ${tcm(a, site)} were overwritten: the first at byte ${b + c} of the block, which has ${bytes(b)} (allowed: bytes 0 to ${b - 1}); the kernel wrote past the block`, ctx({ address: a, bytes: b, past: c }));
+    case K.E_TCM_GUARD: {
+      // The guard bytes are compared when the block is freed or the kernel returns, not at the store, so what is
+      // known is the first byte that changed (c past the end). Right at the end that is the first byte written past
+      // the block; further on, the kernel may also have written the bytes before it with the guard's own value, which
+      // leaves them unchanged: the write began somewhere from the end to that byte. Sanitize mode stops at the store.
+      const first = b + c;
+      const found = c === 0
+        ? `the first at byte ${first} of the block, which has ${bytes(b)} (allowed: bytes 0 to ${b - 1})`
+        : `the first changed byte is byte ${first} of the block, which has ${bytes(b)} (allowed: bytes 0 to ${b - 1}); bytes ${b} to ${first - 1} still hold the guard value 0x${TCM_GUARD_BYTE.toString(16)}, which a store of that value leaves unchanged, so the write began at one of bytes ${b} to ${first} (sanitize: true stops at the store itself)`;
+      return new TcmGuardError("E_TCM_GUARD", `${where}: bytes past the end of the TCM block at ${tcm(a, site)} were overwritten: ${found}; the kernel wrote past the block (guard bytes are checked by tcm_free and when the kernel returns: the store came before this point)`, ctx({ address: a, bytes: b, past: c, firstWritten: c === 0 ? first : null, firstChanged: first }));
+    }
     case K.E_STREAM_END:
       return new StreamAccessorError("E_STREAM_END", `${where}: ${c ? "write" : "read"} stream on ${t} ${c ? "wrote" : "read"} element ${a}, past the end (the tensor has ${b} elements)`, ctx({ position: a, numel: b }));
     case K.E_STREAM_CLOSED:

@@ -6,7 +6,7 @@
 import type { Tensor } from "../device/tensor.js";
 import { OUTPUT_SLOT, KERNEL_TENSOR_SLOT } from "../checks/describe.js";
 import { KernelTamperError } from "../checks/errors.js";
-import { dtypeInfo, type ScalarType } from "../device/dtype.js";
+import { dtypeInfo, dtypeFromScalarType, type DType } from "../device/dtype.js";
 import {
   CTX_DESC, DESC_BYTES, CTX_NUM_TENSORS, CTX_DST, CTX_CPU_ID, CTX_CPU_COUNT, CTX_FLAGS, MAX_TENSORS,
   TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_SLOT, TD_SIZES, TD_STRIDES, TDF_READ_ONLY, TDF_OUTPUT, TDF_KERNEL_OWNED,
@@ -27,7 +27,7 @@ export function writeDescriptor(words: Uint32Array, at: number, t: Tensor, slot:
   const numel = t.numel();
   // Negative i32 fields (slot -1) wrap to their two's-complement u32, as the kernel reads them.
   words[d + (TD_DATA >> 2)] = t.pinnedAddress;
-  words[d + (TD_DTYPE >> 2)] = t.dtype;
+  words[d + (TD_DTYPE >> 2)] = t.dtype.scalarType;
   words[d + (TD_NDIM >> 2)] = sizes.length;
   words[d + (TD_FLAGS >> 2)] = flags;
   words[d + (TD_NUMEL >> 2)] = numel % 0x1_0000_0000; // i64, little-endian: low word, then high word
@@ -136,7 +136,7 @@ export function verifyDescriptors(words: Uint32Array, ctx: number, launch: Launc
 }
 
 /** The data a kernel's result lives in: what the host copies into the output. */
-export interface ReturnedData { data: number; dtype: ScalarType; numel: number; }
+export interface ReturnedData { data: number; dtype: DType; numel: number; }
 
 /**
  * The tensor a single-core kernel returned, if the host must copy it into the output: an argument
@@ -160,12 +160,12 @@ export function returnedData(
     return { data: t.pinnedAddress, dtype: t.dtype, numel: t.numel() };
   }
   const slot = view.getInt32(returned + TD_SLOT, true), flags = view.getInt32(returned + TD_FLAGS, true);
-  const data = view.getUint32(returned + TD_DATA, true), dtype = view.getInt32(returned + TD_DTYPE, true) as ScalarType;
+  const data = view.getUint32(returned + TD_DATA, true), code = view.getInt32(returned + TD_DTYPE, true);
   const numel = Number(view.getBigInt64(returned + TD_NUMEL, true));
-  let bytes = -1;
-  try { bytes = dtypeInfo(dtype).bytes * numel; } catch { /* not a dtype */ }
-  if (slot !== KERNEL_TENSOR_SLOT || !(flags & TDF_KERNEL_OWNED) || bytes < 0 || !Number.isSafeInteger(bytes)) {
-    throw fail(`a descriptor in slot ${index} that the kernel library did not make (slot ${slot}, flags ${flags}, dtype ${dtype}, ${numel} elements): not a tensor of this launch`);
+  let bytes = -1, dtype: DType | undefined;
+  try { dtype = dtypeFromScalarType(code); bytes = dtypeInfo(dtype).bytes * numel; } catch { /* not a dtype */ }
+  if (slot !== KERNEL_TENSOR_SLOT || !(flags & TDF_KERNEL_OWNED) || dtype === undefined || bytes < 0 || !Number.isSafeInteger(bytes)) {
+    throw fail(`a descriptor in slot ${index} that the kernel library did not make (slot ${slot}, flags ${flags}, dtype ${code}, ${numel} elements): not a tensor of this launch`);
   }
   if (data < heap.start || data + bytes > heap.end) {
     throw fail(`a tensor whose ${bytes} bytes at 0x${data.toString(16)} lie outside the kernel heap [0x${heap.start.toString(16)}, 0x${heap.end.toString(16)}) where tensors made in a kernel live`);

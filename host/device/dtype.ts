@@ -9,9 +9,13 @@
  * written as integer bit manipulation on a shared scratch pair so they are cheap enough to run per
  * element on large arrays.
  */
+import { inspect } from "node:util";
 import { DTypeNameError, TensorValueError } from "../checks/errors.js";
 
-/** Scalar types, numbered as they cross into WebAssembly (the kernel side has the same numbers). */
+/**
+ * The kernel side's ScalarType enum (assembly/dtype.ts, include/torch): the number a dtype is in WebAssembly
+ * (descriptors, kernel arguments, C++ shape functions). Host code uses DType objects; this is their scalarType.
+ */
 export enum ScalarType {
   Float = 0,
   BFloat16 = 1,
@@ -23,51 +27,82 @@ export enum ScalarType {
   Byte = 7,
 }
 
-// PyTorch-style aliases used by kernels and shape functions.
-export const kFloat = ScalarType.Float;
-export const kFloat32 = ScalarType.Float;
-export const kBFloat16 = ScalarType.BFloat16;
-export const kHalf = ScalarType.Half;
-export const kFloat16 = ScalarType.Half;
-export const kInt = ScalarType.Int;
-export const kInt32 = ScalarType.Int;
-export const kChar = ScalarType.Char;
-export const kInt8 = ScalarType.Char;
-export const kLong = ScalarType.Long;
-export const kInt64 = ScalarType.Long;
-export const kShort = ScalarType.Short;
-export const kInt16 = ScalarType.Short;
-export const kByte = ScalarType.Byte;
-export const kUInt8 = ScalarType.Byte;
+/** The canonical dtype names, as numpy and torch spell them (without "torch."). */
+export type DTypeName = "float32" | "bfloat16" | "float16" | "int32" | "int8" | "int64" | "int16" | "uint8";
+
+/**
+ * A tensor element type, as torch.dtype: one frozen object per type, so dtypes compare by identity
+ * (`t.dtype === kFloat`), and one prints as its name (`float32`) in console.log, util.inspect, String and
+ * JSON. `scalarType` is the number it is on the kernel side; only that number crosses into WebAssembly.
+ * The 8 objects are the only ones there are (kFloat, kBFloat16, ... below; the constructor is private).
+ */
+export class DType<N extends DTypeName = DTypeName> {
+  private constructor(
+    /** Canonical name: "float32", "bfloat16", "float16", "int32", "int8", "int64", "int16", "uint8". */
+    readonly name: N,
+    /** The kernel-side ScalarType number. */
+    readonly scalarType: ScalarType,
+  ) {
+    Object.freeze(this);
+  }
+
+  /** The name, e.g. "float32". */
+  toString(): N { return this.name; }
+  /** JSON holds the name: JSON.stringify({ dtype: kInt }) is {"dtype":"int32"}. */
+  toJSON(): N { return this.name; }
+  /** console.log and util.inspect show the name unquoted, as torch shows torch.float32. */
+  [inspect.custom](): string { return this.name; }
+}
+
+// The private constructor keeps these the only instances; this module is the one place that calls it.
+const make = <N extends DTypeName>(name: N, t: ScalarType) =>
+  new (DType as unknown as new (name: N, t: ScalarType) => DType<N>)(name, t);
+
+// PyTorch-style names used by kernels and shape functions, and their aliases.
+export const kFloat = make("float32", ScalarType.Float);
+export const kFloat32 = kFloat;
+export const kBFloat16 = make("bfloat16", ScalarType.BFloat16);
+export const kHalf = make("float16", ScalarType.Half);
+export const kFloat16 = kHalf;
+export const kInt = make("int32", ScalarType.Int);
+export const kInt32 = kInt;
+export const kChar = make("int8", ScalarType.Char);
+export const kInt8 = kChar;
+export const kLong = make("int64", ScalarType.Long);
+export const kInt64 = kLong;
+export const kShort = make("int16", ScalarType.Short);
+export const kInt16 = kShort;
+export const kByte = make("uint8", ScalarType.Byte);
+export const kUInt8 = kByte;
+
+/** Every dtype, in ScalarType order (ALL_DTYPES[n].scalarType === n). */
+export const ALL_DTYPES: readonly DType[] = Object.freeze([kFloat, kBFloat16, kHalf, kInt, kChar, kLong, kShort, kByte]);
 
 export interface DTypeInfo {
-  readonly type: ScalarType;
+  readonly dtype: DType;
   /** Canonical name: "float32", "bfloat16", "float16", "int32", "int8", "int64", "int16", "uint8". */
-  readonly name: string;
+  readonly name: DTypeName;
   /** Size of one element in bytes. */
   readonly bytes: number;
   readonly isFloating: boolean;
   readonly isIntegral: boolean;
 }
 
-function info(type: ScalarType, name: string, bytes: number, isFloating: boolean): DTypeInfo {
-  return Object.freeze({ type, name, bytes, isFloating, isIntegral: !isFloating });
+function info(dtype: DType, bytes: number, isFloating: boolean): DTypeInfo {
+  return Object.freeze({ dtype, name: dtype.name, bytes, isFloating, isIntegral: !isFloating });
 }
 
 /** Indexed by ScalarType value. */
 const INFOS: readonly DTypeInfo[] = Object.freeze([
-  info(ScalarType.Float, "float32", 4, true),
-  info(ScalarType.BFloat16, "bfloat16", 2, true),
-  info(ScalarType.Half, "float16", 2, true),
-  info(ScalarType.Int, "int32", 4, false),
-  info(ScalarType.Char, "int8", 1, false),
-  info(ScalarType.Long, "int64", 8, false),
-  info(ScalarType.Short, "int16", 2, false),
-  info(ScalarType.Byte, "uint8", 1, false),
+  info(kFloat, 4, true),
+  info(kBFloat16, 2, true),
+  info(kHalf, 2, true),
+  info(kInt, 4, false),
+  info(kChar, 1, false),
+  info(kLong, 8, false),
+  info(kShort, 2, false),
+  info(kByte, 1, false),
 ]);
-
-/** Every scalar type, in ScalarType order. */
-export const ALL_SCALAR_TYPES: readonly ScalarType[] = Object.freeze(INFOS.map((i) => i.type));
 
 function describeValue(v: unknown): string {
   if (typeof v === "string") return JSON.stringify(v);
@@ -75,58 +110,75 @@ function describeValue(v: unknown): string {
   return String(v);
 }
 
-const VALID_TYPES_TEXT = INFOS.map((i) => `${i.type} (${i.name})`).join(", ");
-
-/** Metadata for a scalar type. Throws TypeError for anything that is not a ScalarType value. */
-export function dtypeInfo(t: ScalarType): DTypeInfo {
-  const i = typeof t === "number" && Number.isInteger(t) ? INFOS[t] : undefined;
-  if (i === undefined) {
-    throw new TypeError(`Invalid ScalarType ${describeValue(t)}; valid values are ${VALID_TYPES_TEXT}`);
-  }
-  return i;
+/** True for one of the 8 dtype objects. */
+function isDType(t: unknown): t is DType {
+  return t instanceof DType && ALL_DTYPES[t.scalarType] === t;
 }
 
-const NAME_TABLE: ReadonlyMap<string, ScalarType> = new Map<string, ScalarType>([
-  ["float32", ScalarType.Float],
-  ["float", ScalarType.Float],
-  ["f32", ScalarType.Float],
-  ["bfloat16", ScalarType.BFloat16],
-  ["bf16", ScalarType.BFloat16],
-  ["float16", ScalarType.Half],
-  ["half", ScalarType.Half],
-  ["f16", ScalarType.Half],
-  ["int32", ScalarType.Int],
-  ["int", ScalarType.Int],
-  ["i32", ScalarType.Int],
-  ["int8", ScalarType.Char],
-  ["i8", ScalarType.Char],
-  ["int64", ScalarType.Long],
-  ["long", ScalarType.Long],
-  ["i64", ScalarType.Long],
-  ["int16", ScalarType.Short],
-  ["short", ScalarType.Short],
-  ["i16", ScalarType.Short],
-  ["uint8", ScalarType.Byte],
-  ["u8", ScalarType.Byte],
+const VALID_TEXT = "kFloat, kBFloat16, kHalf, kInt, kChar, kLong, kShort or kByte";
+
+/** Metadata for a dtype. Throws TypeError for anything that is not a DType. */
+export function dtypeInfo(t: DType): DTypeInfo {
+  if (!isDType(t)) throw new TypeError(`Invalid dtype ${describeValue(t)}; valid dtypes are ${VALID_TEXT}`);
+  return INFOS[t.scalarType]!;
+}
+
+/**
+ * The dtype a kernel-side ScalarType number stands for (a descriptor's or a C++ shape function's dtype).
+ * Throws TypeError for a number that is not one.
+ */
+export function dtypeFromScalarType(n: number): DType {
+  const t = Number.isInteger(n) ? ALL_DTYPES[n] : undefined;
+  if (t === undefined) {
+    throw new TypeError(`Invalid ScalarType ${describeValue(n)}; valid values are ${ALL_DTYPES.map((d) => `${d.scalarType} (${d.name})`).join(", ")}`);
+  }
+  return t;
+}
+
+const NAME_TABLE: ReadonlyMap<string, DType> = new Map<string, DType>([
+  ["float32", kFloat],
+  ["float", kFloat],
+  ["f32", kFloat],
+  ["bfloat16", kBFloat16],
+  ["bf16", kBFloat16],
+  ["float16", kHalf],
+  ["half", kHalf],
+  ["f16", kHalf],
+  ["int32", kInt],
+  ["int", kInt],
+  ["i32", kInt],
+  ["int8", kChar],
+  ["i8", kChar],
+  ["int64", kLong],
+  ["long", kLong],
+  ["i64", kLong],
+  ["int16", kShort],
+  ["short", kShort],
+  ["i16", kShort],
+  ["uint8", kByte],
+  ["u8", kByte],
 ]);
 
 /** Names accepted by parseDType (matching is case-insensitive and ignores surrounding whitespace). */
 export const DTYPE_NAMES: readonly string[] = Object.freeze([...NAME_TABLE.keys()]);
 
 /**
- * Resolve a dtype given by name ("float32", "bf16", "half", "i64", "uint8", ...) or as a ScalarType value.
- * An unknown name throws DTypeNameError (E_DTYPE_NAME) listing the accepted names; anything else a TypeError.
+ * Resolve a dtype given as a DType (kFloat, t.dtype, ...) or by name ("float32", "bf16", "half", "i64", ...).
+ * Anything else throws DTypeNameError (E_DTYPE_NAME) listing the accepted names: an unknown name, and a
+ * number too (the kernel's ScalarType numbers are not host dtypes: write kInt, not 3).
  */
-export function parseDType(name: string | ScalarType): ScalarType {
-  if (typeof name === "number") return dtypeInfo(name).type;
+export function parseDType(name: DType | string): DType {
+  if (isDType(name)) return name;
   if (typeof name === "string") {
     const t = NAME_TABLE.get(name.trim().toLowerCase());
     if (t !== undefined) return t;
-    throw new DTypeNameError("E_DTYPE_NAME", `Unknown dtype ${describeValue(name)}; accepted names are ${DTYPE_NAMES.join(", ")}`, { details: { name, names: DTYPE_NAMES } });
   }
-  throw new TypeError(
-    `Unknown dtype ${describeValue(name)}; accepted names are ${DTYPE_NAMES.join(", ")} ` +
-      `(or a ScalarType value: ${VALID_TYPES_TEXT})`,
+  const key = typeof name === "number" ? ScalarType[name] : undefined;
+  const hint = typeof name === "number" ? ` (a number is the kernel's ScalarType; on the host write ${key === undefined ? "a dtype" : `k${key}`})` : "";
+  throw new DTypeNameError(
+    "E_DTYPE_NAME",
+    `Unknown dtype ${describeValue(name)}${hint}; pass ${VALID_TEXT}, or one of the names ${DTYPE_NAMES.join(", ")}`,
+    { details: { name: typeof name === "string" ? name : describeValue(name), names: DTYPE_NAMES } },
   );
 }
 
@@ -139,7 +191,7 @@ export type DecodedArray = Float32Array | Int32Array | Int8Array | BigInt64Array
  * A typed-array view of `length` elements of type t over `buffer` starting at `byteOffset`
  * (bfloat16 / float16 elements are viewed as their raw bits in a Uint16Array). No copy is made.
  */
-export function storageArray(t: ScalarType, buffer: ArrayBufferLike, byteOffset: number, length: number): StorageArray {
+export function storageArray(t: DType, buffer: ArrayBufferLike, byteOffset: number, length: number): StorageArray {
   const { name, bytes } = dtypeInfo(t);
   if (!Number.isSafeInteger(byteOffset) || byteOffset < 0) {
     throw new RangeError(`storageArray(${name}): byteOffset must be a non-negative integer, got ${describeValue(byteOffset)}`);
@@ -156,7 +208,7 @@ export function storageArray(t: ScalarType, buffer: ArrayBufferLike, byteOffset:
         `but the buffer has ${buffer.byteLength}`,
     );
   }
-  switch (t) {
+  switch (t.scalarType) {
     case ScalarType.Float:
       return new Float32Array(buffer, byteOffset, length);
     case ScalarType.BFloat16:
@@ -289,8 +341,8 @@ export function f16BitsToF32(bits: number): number {
 // Scalars.
 // ---------------------------------------------------------------------------------------------------------
 
-function nonFinite(t: ScalarType, v: number): never {
-  throw new TensorValueError("E_NOT_REPRESENTABLE", `Cannot convert ${v} to ${INFOS[t]!.name}: only finite values convert to an integer type`, { details: { value: String(v), dtype: INFOS[t]!.name } });
+function nonFinite(t: DType, v: number): never {
+  throw new TensorValueError("E_NOT_REPRESENTABLE", `Cannot convert ${v} to ${t.name}: only finite values convert to an integer type`, { details: { value: String(v), dtype: t.name } });
 }
 
 /**
@@ -305,8 +357,8 @@ function nonFinite(t: ScalarType, v: number): never {
  * (undefined behaviour in C), so they throw TensorValueError (E_NOT_REPRESENTABLE) instead. Bigint inputs to floating types are
  * converted with Number() first.
  */
-export function encodeScalar(t: ScalarType, v: number | bigint): number | bigint {
-  switch (t) {
+export function encodeScalar(t: DType, v: number | bigint): number | bigint {
+  switch (t.scalarType) {
     case ScalarType.Float:
       return Math.fround(Number(v));
     case ScalarType.BFloat16:
@@ -343,8 +395,8 @@ export function encodeScalar(t: ScalarType, v: number | bigint): number | bigint
  * bfloat16 / float16 take the 16-bit pattern; integer raw values are reinterpreted in the type's width
  * (so an int8 given the byte 200 decodes to -56).
  */
-export function decodeScalar(t: ScalarType, raw: number | bigint): number | bigint {
-  switch (t) {
+export function decodeScalar(t: DType, raw: number | bigint): number | bigint {
+  switch (t.scalarType) {
     case ScalarType.Float:
       return Math.fround(Number(raw));
     case ScalarType.BFloat16:
@@ -372,11 +424,11 @@ export function decodeScalar(t: ScalarType, raw: number | bigint): number | bigi
 
 const STORAGE_CTORS = [Float32Array, Uint16Array, Uint16Array, Int32Array, Int8Array, BigInt64Array, Int16Array, Uint8Array] as const;
 
-function checkStorage(t: ScalarType, a: StorageArray, what: string): void {
-  const ctor = STORAGE_CTORS[dtypeInfo(t).type]!;
+function checkStorage(t: DType, a: StorageArray, what: string): void {
+  const ctor = STORAGE_CTORS[dtypeInfo(t).dtype.scalarType]!;
   if (!(a instanceof ctor)) {
     const got = (a as { constructor?: { name?: string } } | null)?.constructor?.name ?? typeof a;
-    throw new TypeError(`${what}: ${INFOS[t]!.name} storage must be a ${ctor.name}, got ${got}`);
+    throw new TypeError(`${what}: ${t.name} storage must be a ${ctor.name}, got ${got}`);
   }
 }
 
@@ -396,14 +448,14 @@ function f32BitsView(src: ArrayLike<number>): Uint32Array | undefined {
  * its bit patterns, so NaN payloads and signs are preserved exactly.
  * Throws RangeError if dst is too short, TensorValueError if (for integer types) an element is NaN / ±Infinity.
  */
-export function encodeInto(t: ScalarType, dst: StorageArray, src: ArrayLike<number> | ArrayLike<bigint>): void {
+export function encodeInto(t: DType, dst: StorageArray, src: ArrayLike<number> | ArrayLike<bigint>): void {
   checkStorage(t, dst, "encodeInto");
   const n = src.length;
   if (n > dst.length) {
-    throw new RangeError(`encodeInto(${INFOS[t]!.name}): ${n} source elements do not fit in ${dst.length}`);
+    throw new RangeError(`encodeInto(${t.name}): ${n} source elements do not fit in ${dst.length}`);
   }
   if (isBigIntArray(src)) {
-    if (t === ScalarType.Long) {
+    if (t === kLong) {
       const d = dst as BigInt64Array;
       for (let i = 0; i < n; i++) d[i] = src[i]!; // BigInt64Array stores wrap modulo 2^64
     } else {
@@ -411,7 +463,7 @@ export function encodeInto(t: ScalarType, dst: StorageArray, src: ArrayLike<numb
     }
     return;
   }
-  switch (t) {
+  switch (t.scalarType) {
     case ScalarType.Float:
       (dst as Float32Array).set(src);
       return;
@@ -471,17 +523,17 @@ export function encodeInto(t: ScalarType, dst: StorageArray, src: ArrayLike<numb
 }
 
 /** Decode t-typed storage into a fresh array: Float32Array for float32 / bfloat16 / float16, otherwise a copy of the same type. */
-export function decodeToArray(t: ScalarType.Float | ScalarType.BFloat16 | ScalarType.Half, src: StorageArray): Float32Array;
-export function decodeToArray(t: ScalarType.Int, src: StorageArray): Int32Array;
-export function decodeToArray(t: ScalarType.Char, src: StorageArray): Int8Array;
-export function decodeToArray(t: ScalarType.Long, src: StorageArray): BigInt64Array;
-export function decodeToArray(t: ScalarType.Short, src: StorageArray): Int16Array;
-export function decodeToArray(t: ScalarType.Byte, src: StorageArray): Uint8Array;
-export function decodeToArray(t: ScalarType, src: StorageArray): DecodedArray;
-export function decodeToArray(t: ScalarType, src: StorageArray): DecodedArray {
+export function decodeToArray(t: DType<"float32" | "bfloat16" | "float16">, src: StorageArray): Float32Array;
+export function decodeToArray(t: DType<"int32">, src: StorageArray): Int32Array;
+export function decodeToArray(t: DType<"int8">, src: StorageArray): Int8Array;
+export function decodeToArray(t: DType<"int64">, src: StorageArray): BigInt64Array;
+export function decodeToArray(t: DType<"int16">, src: StorageArray): Int16Array;
+export function decodeToArray(t: DType<"uint8">, src: StorageArray): Uint8Array;
+export function decodeToArray(t: DType, src: StorageArray): DecodedArray;
+export function decodeToArray(t: DType, src: StorageArray): DecodedArray {
   checkStorage(t, src, "decodeToArray");
   const n = src.length;
-  switch (t) {
+  switch (t.scalarType) {
     case ScalarType.BFloat16: {
       const s = src as Uint16Array;
       const out = new Float32Array(n);
@@ -502,7 +554,7 @@ export function decodeToArray(t: ScalarType, src: StorageArray): DecodedArray {
     }
     default: {
       // Copy into a fresh (non-shared) buffer of the same element type.
-      const ctor = STORAGE_CTORS[t] as unknown as new (n: number) => DecodedArray;
+      const ctor = STORAGE_CTORS[t.scalarType] as unknown as new (n: number) => DecodedArray;
       const out = new ctor(n);
       (out as { set(a: ArrayLike<unknown>): void }).set(src as ArrayLike<unknown>);
       return out;

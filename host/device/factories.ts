@@ -1,23 +1,23 @@
 // Tensor factories, as in torch: each takes its dtype explicitly. Called from
 // a shape function they make meta tensors (shape and dtype, no storage).
-import { ScalarType, parseDType, dtypeInfo, encodeInto, encodeScalar, f32ToBf16Bits, f32ToF16Bits } from "./dtype.js";
+import { kFloat, kBFloat16, kHalf, kLong, kInt, kShort, kChar, kByte, type DType, parseDType, dtypeInfo, encodeInto, encodeScalar, f32ToBf16Bits, f32ToF16Bits } from "./dtype.js";
 import { Tensor, checkSizes } from "./tensor.js";
 import { inShapeFunction } from "./shape-context.js";
 import { Rng } from "./rng.js";
 import { TensorShapeError } from "../checks/errors.js";
 
-/** A dtype as ScalarType or one of its names ("float32", "bf16", ...). */
-export type DTypeLike = ScalarType | string;
+/** A dtype (kFloat, t.dtype, ...) or one of its names ("float32", "bf16", ...); not a ScalarType number. */
+export type DTypeLike = DType | string;
 
 function make(sizes: readonly number[], dtype: DTypeLike): Tensor {
   return new Tensor(checkSizes(sizes), parseDType(dtype), inShapeFunction());
 }
 
 /** Storage bits of value in dtype t (what fills a typed array of that dtype). */
-function storageValue(t: ScalarType, value: number): number | bigint {
-  if (t === ScalarType.BFloat16) return f32ToBf16Bits(value);
-  if (t === ScalarType.Half) return f32ToF16Bits(value);
-  if (t === ScalarType.Long) return BigInt(Math.trunc(value));
+function storageValue(t: DType, value: number): number | bigint {
+  if (t === kBFloat16) return f32ToBf16Bits(value);
+  if (t === kHalf) return f32ToF16Bits(value);
+  if (t === kLong) return BigInt(Math.trunc(value));
   return value;
 }
 
@@ -26,7 +26,7 @@ function fill(t: Tensor, value: number): Tensor {
   const view = t.storageView();
   const raw = storageValue(t.dtype, value);
   if (typeof raw === "bigint") (view as BigInt64Array).fill(raw);
-  else if (t.dtype === ScalarType.Float || t.dtype === ScalarType.BFloat16 || t.dtype === ScalarType.Half) (view as Float32Array | Uint16Array).fill(raw);
+  else if (t.dtype === kFloat || t.dtype === kBFloat16 || t.dtype === kHalf) (view as Float32Array | Uint16Array).fill(raw);
   else {
     // Encode once (checking the value fits the dtype) into a scratch element: the tensor may have none.
     const one = new (view.constructor as new (n: number) => typeof view)(1);
@@ -48,7 +48,7 @@ export function full(sizes: readonly number[], value: number, dtype: DTypeLike):
 /** An n x m matrix (m defaults to n) with ones on the diagonal. */
 export function eye(n: number, m: number | DTypeLike, dtype?: DTypeLike): Tensor {
   const cols = typeof m === "number" ? m : n;
-  const t = zeros([n, cols], typeof m === "number" ? dtype ?? ScalarType.Float : m);
+  const t = zeros([n, cols], typeof m === "number" ? dtype ?? kFloat : m);
   if (t.is_meta) return t;
   const view = t.storageView();
   const one = storageValue(t.dtype, 1);
@@ -63,14 +63,14 @@ type TypedInput = Float32Array | Float64Array | Int32Array | Int16Array | Int8Ar
 /** Nested arrays of numbers (or bigints for int64). */
 export type NestedArray = number | bigint | NestedArray[];
 
-function inferDType(data: TypedInput | NestedArray): ScalarType {
-  if (data instanceof Int32Array) return ScalarType.Int;
-  if (data instanceof Int16Array) return ScalarType.Short;
-  if (data instanceof Int8Array) return ScalarType.Char;
-  if (data instanceof Uint8Array) return ScalarType.Byte;
-  if (data instanceof BigInt64Array) return ScalarType.Long;
+function inferDType(data: TypedInput | NestedArray): DType {
+  if (data instanceof Int32Array) return kInt;
+  if (data instanceof Int16Array) return kShort;
+  if (data instanceof Int8Array) return kChar;
+  if (data instanceof Uint8Array) return kByte;
+  if (data instanceof BigInt64Array) return kLong;
   if (data instanceof Uint16Array) throw new TensorShapeError("E_DTYPE", "tensor(): a Uint16Array is ambiguous (bfloat16 or float16 bits?); pass the dtype");
-  return ScalarType.Float;
+  return kFloat;
 }
 
 function shapeOf(data: NestedArray): number[] {
@@ -113,8 +113,8 @@ export function tensor(data: TypedInput | NestedArray, shape?: readonly number[]
   const count = sizes.reduce((a, b) => a * b, 1);
   if (count !== flat.length) throw new TensorShapeError("E_SHAPE", `tensor(): ${flat.length} values do not fill shape [${sizes.join(", ")}] (${count} elements)`);
   const result = new Tensor(checkSizes(sizes), t);
-  if (t === ScalarType.Long) encodeInto(t, result.storageView(), Array.from(flat as ArrayLike<number | bigint>, (v) => encodeScalar(t, v) as bigint));
-  else if ((t === ScalarType.BFloat16 || t === ScalarType.Half) && data instanceof Uint16Array) (result.storageView() as Uint16Array).set(data);
+  if (t === kLong) encodeInto(t, result.storageView(), Array.from(flat as ArrayLike<number | bigint>, (v) => encodeScalar(t, v) as bigint));
+  else if ((t === kBFloat16 || t === kHalf) && data instanceof Uint16Array) (result.storageView() as Uint16Array).set(data);
   // A typed array goes in as it is: through JS numbers a float32 signalling NaN would come out quieted.
   else if (ArrayBuffer.isView(data) && !(data instanceof BigInt64Array || data instanceof BigUint64Array)) encodeInto(t, result.storageView(), data as ArrayLike<number>);
   else encodeInto(t, result.storageView(), Array.from(flat as ArrayLike<number | bigint>, Number));
@@ -134,13 +134,13 @@ export function randn(sizes: readonly number[], options: RandomOptions = {}): Te
 }
 
 function random(sizes: readonly number[], options: RandomOptions, draw: (rng: Rng, out: Float32Array) => void): Tensor {
-  const dtype = parseDType(options.dtype ?? ScalarType.Float);
+  const dtype = parseDType(options.dtype ?? kFloat);
   if (!dtypeInfo(dtype).isFloating) throw new TensorShapeError("E_DTYPE", `rand/randn make floating-point tensors; got ${dtypeInfo(dtype).name}`);
   const t = make(sizes, dtype);
   if (t.is_meta) return t;
   const values = new Float32Array(t.numel());
   draw(new Rng(options.seed ?? 0), values);
-  if (dtype === ScalarType.Float) (t.storageView() as Float32Array).set(values);
+  if (dtype === kFloat) (t.storageView() as Float32Array).set(values);
   else encodeInto(dtype, t.storageView(), values);
   return t;
 }

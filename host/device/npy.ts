@@ -8,7 +8,7 @@
 // ({ dtype: "bfloat16" }). Big-endian data and fortran_order arrays are
 // rejected with a typed error rather than silently reordered.
 import { readFileSync, writeFileSync } from "node:fs";
-import { ScalarType, dtypeInfo, parseDType } from "./dtype.js";
+import { kFloat, kBFloat16, kHalf, kInt, kChar, kLong, kShort, kByte, dtypeInfo, parseDType, type DType, type DTypeName } from "./dtype.js";
 import { Tensor } from "./tensor.js";
 import { empty, type DTypeLike } from "./factories.js";
 import { NpyFormatError } from "../checks/errors.js";
@@ -16,15 +16,13 @@ import { NpyFormatError } from "../checks/errors.js";
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // "\x93NUMPY"
 
 /** The descr numpy writes for each dtype (little-endian; "|" where byte order does not apply). */
-const DESCR: Record<ScalarType, string> = {
-  [ScalarType.Float]: "<f4", [ScalarType.BFloat16]: "<u2", [ScalarType.Half]: "<f2", [ScalarType.Int]: "<i4",
-  [ScalarType.Char]: "|i1", [ScalarType.Long]: "<i8", [ScalarType.Short]: "<i2", [ScalarType.Byte]: "|u1",
+const DESCR: Record<DTypeName, string> = {
+  float32: "<f4", bfloat16: "<u2", float16: "<f2", int32: "<i4", int8: "|i1", int64: "<i8", int16: "<i2", uint8: "|u1",
 };
 
 /** descr (byte order "<", "|" or "=") -> dtype; <u2 is bfloat16 only when the caller says so. */
-const FROM_DESCR: Record<string, ScalarType> = {
-  f4: ScalarType.Float, f2: ScalarType.Half, i4: ScalarType.Int, i1: ScalarType.Char,
-  i8: ScalarType.Long, i2: ScalarType.Short, u1: ScalarType.Byte, u2: ScalarType.BFloat16,
+const FROM_DESCR: Record<string, DType> = {
+  f4: kFloat, f2: kHalf, i4: kInt, i1: kChar, i8: kLong, i2: kShort, u1: kByte, u2: kBFloat16,
 };
 
 /** Options of loadNpy. */
@@ -40,7 +38,7 @@ export interface LoadNpyOptions {
 function header(t: Tensor): Uint8Array {
   const sizes = t.sizes();
   const shape = sizes.length === 1 ? `(${sizes[0]},)` : `(${sizes.join(", ")})`;
-  let dict = `{'descr': '${DESCR[t.dtype]}', 'fortran_order': False, 'shape': ${shape}, }`;
+  let dict = `{'descr': '${DESCR[t.dtype.name]}', 'fortran_order': False, 'shape': ${shape}, }`;
   if (sizes.length > 0) dict += " ".repeat(21 - String(sizes[0]).length);
   const long = 10 + dict.length + 1 >= 65536;
   const prefix = long ? 12 : 10;
@@ -104,9 +102,9 @@ export function fromNpy(bytes: Uint8Array, options: LoadNpyOptions = {}, where =
   if (order === ">" || (order === "|" && !/^[iu]1$/.test(code))) {
     throw bad("E_NPY_BYTE_ORDER", `${where}: descr '${descr}' is big-endian; gpsimd reads little-endian data (arr.astype(arr.dtype.newbyteorder('<')) in numpy)`, { descr });
   }
-  let dtype = FROM_DESCR[code];
+  let dtype: DType | undefined = FROM_DESCR[code];
   const wanted = options.dtype === undefined ? undefined : parseDType(options.dtype);
-  if (dtype === ScalarType.BFloat16 && wanted !== ScalarType.BFloat16) dtype = undefined as unknown as ScalarType;
+  if (dtype === kBFloat16 && wanted !== kBFloat16) dtype = undefined;
   if (dtype === undefined || !"<|=".includes(order)) {
     const names = Object.entries(FROM_DESCR).filter(([c]) => c !== "u2").map(([c, t]) => `${c} (${dtypeInfo(t).name})`).join(", ");
     throw bad("E_NPY_DTYPE", `${where}: descr '${descr}' is not a gpsimd dtype; gpsimd reads ${names}, and u2 as bfloat16 bits with { dtype: "bfloat16" }`, { descr });

@@ -1,7 +1,7 @@
 // Host tensors: contiguous, row-major blocks of device memory with a shape
 // and a dtype. Freed by dispose() or, failing that, when garbage collected.
 // Inside a shape function tensors are "meta": shape and dtype, no storage.
-import { ScalarType, dtypeInfo, storageArray, decodeToArray, encodeInto, decodeScalar, type StorageArray, type DecodedArray } from "./dtype.js";
+import { dtypeInfo, type DType, storageArray, decodeToArray, encodeInto, decodeScalar, type StorageArray, type DecodedArray } from "./dtype.js";
 import { inspect } from "node:util";
 import { hbm } from "./hbm.js";
 import { tensorRepr } from "./tensor-repr.js";
@@ -74,8 +74,8 @@ export function checkShapeLimits(sizes: readonly number[], what: string, op?: st
 
 /** A tensor in device memory. */
 export class Tensor {
-  /** Element type. */
-  readonly dtype: ScalarType;
+  /** Element type: kFloat, kInt, ... (compare by identity; prints as its name, e.g. float32). */
+  readonly dtype: DType;
   private readonly shape: readonly number[];
   private readonly count: number;
   private readonly storage: Storage | null;
@@ -83,7 +83,7 @@ export class Tensor {
   private readonly base: Tensor | null = null;
 
   /** Use the factories (empty, zeros, tensor, ...) rather than this constructor. */
-  constructor(sizes: readonly number[], dtype: ScalarType, meta = false, viewOf: Tensor | null = null) {
+  constructor(sizes: readonly number[], dtype: DType, meta = false, viewOf: Tensor | null = null) {
     dtypeInfo(dtype);
     this.shape = checkSizes(sizes); // a private copy: sizes() hands out copies of it
     this.dtype = dtype;
@@ -211,16 +211,13 @@ export class Tensor {
   /** "float32[2, 3]" */
   describe(): string { return `${dtypeInfo(this.dtype).name}[${this.shape.join(", ")}]`; }
 
-  /** The dtype's name: "float32", "bfloat16", "int64", ... (dtype itself is the ScalarType number kernels use). */
-  get dtypeName(): string { return dtypeInfo(this.dtype).name; }
-
   /** The values nested by dimension, then dtype and sizes, as torch prints a tensor (big ones summarised). */
   toString(): string {
-    if (this.is_meta) return `tensor(meta, dtype=${this.dtypeName}, size=[${this.shape.join(", ")}])`;
-    if (this.disposed) return `tensor(disposed, dtype=${this.dtypeName}, size=[${this.shape.join(", ")}])`;
-    return tensorRepr(this.data(), this.shape, this.dtypeName, dtypeInfo(this.dtype).isIntegral);
+    if (this.is_meta) return `tensor(meta, dtype=${this.dtype.name}, size=[${this.shape.join(", ")}])`;
+    if (this.disposed) return `tensor(disposed, dtype=${this.dtype.name}, size=[${this.shape.join(", ")}])`;
+    return tensorRepr(this.data(), this.shape, this.dtype.name, dtypeInfo(this.dtype).isIntegral);
   }
 
-  /** console.log and util.inspect show toString(), not the fields (storage addresses, the dtype number). */
+  /** console.log and util.inspect show toString(), not the fields (storage addresses). */
   [inspect.custom](): string { return this.toString(); }
 }

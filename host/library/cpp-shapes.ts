@@ -6,6 +6,7 @@
 // that would read or write data fails as reading a meta tensor does.
 import { Tensor } from "../device/tensor.js";
 import { empty, zeros, ones, full, eye } from "../device/factories.js";
+import { dtypeFromScalarType } from "../device/dtype.js";
 import { ShapeFunctionError, RegistryError } from "../checks/errors.js";
 import { NEURON_LIBRARY, type LibraryDefinitions, type ShapeFunction } from "./registry.js";
 
@@ -38,13 +39,13 @@ function metaTensorImports(handles: Handles, memory: () => WebAssembly.Memory): 
     gpsimd_size: (h: number, d: number) => BigInt(handles.get(h, "size()").size(d)),
     gpsimd_stride: (h: number, d: number) => BigInt(handles.get(h, "stride()").strides()[d < 0 ? d + handles.get(h, "stride()").dim() : d] ?? 0),
     gpsimd_numel: (h: number) => BigInt(handles.get(h, "numel()").numel()),
-    gpsimd_scalar_type: (h: number) => handles.get(h, "scalar_type()").dtype,
-    gpsimd_empty: (p: number, n: number, dtype: number) => handles.add(empty(sizes(p, n), dtype)),
-    gpsimd_zeros: (p: number, n: number, dtype: number) => handles.add(zeros(sizes(p, n), dtype)),
-    gpsimd_ones: (p: number, n: number, dtype: number) => handles.add(ones(sizes(p, n), dtype)),
-    gpsimd_full: (p: number, n: number, value: number, dtype: number) => handles.add(full(sizes(p, n), value, dtype)),
-    gpsimd_full_i: (p: number, n: number, value: bigint, dtype: number) => handles.add(full(sizes(p, n), Number(value), dtype)),
-    gpsimd_eye: (n: bigint, m: bigint, dtype: number) => handles.add(eye(Number(n), Number(m), dtype)),
+    gpsimd_scalar_type: (h: number) => handles.get(h, "scalar_type()").dtype.scalarType,
+    gpsimd_empty: (p: number, n: number, dtype: number) => handles.add(empty(sizes(p, n), dtypeFromScalarType(dtype))),
+    gpsimd_zeros: (p: number, n: number, dtype: number) => handles.add(zeros(sizes(p, n), dtypeFromScalarType(dtype))),
+    gpsimd_ones: (p: number, n: number, dtype: number) => handles.add(ones(sizes(p, n), dtypeFromScalarType(dtype))),
+    gpsimd_full: (p: number, n: number, value: number, dtype: number) => handles.add(full(sizes(p, n), value, dtypeFromScalarType(dtype))),
+    gpsimd_full_i: (p: number, n: number, value: bigint, dtype: number) => handles.add(full(sizes(p, n), Number(value), dtypeFromScalarType(dtype))),
+    gpsimd_eye: (n: bigint, m: bigint, dtype: number) => handles.add(eye(Number(n), Number(m), dtypeFromScalarType(dtype))),
     // fill_ on a meta tensor has nothing to fill, as in TypeScript shape functions.
     gpsimd_fill: (h: number) => (handles.get(h, "fill_()"), h),
     gpsimd_fill_i: (h: number) => (handles.get(h, "fill_()"), h),

@@ -1,9 +1,9 @@
 // Shape functions of the GEMM library: float32 2-d operands whose inner
 // dimensions agree (kernels do not broadcast or check), float32 2-d results.
-import { zeros, kFloat, ScalarType, type Tensor } from "gpsimd";
+import { zeros, kFloat, type Tensor } from "gpsimd";
 
 function matrix(op: string, name: string, t: Tensor): void {
-  if (t.dim() !== 2 || t.dtype !== ScalarType.Float) throw new Error(`${op}: ${name} must be a float32 matrix, got ${t.describe()}`);
+  if (t.dim() !== 2 || t.dtype !== kFloat) throw new Error(`${op}: ${name} must be a float32 matrix, got ${t.describe()}`);
 }
 
 function agree(op: string, what: string, a: Tensor, b: Tensor, da: number, db: number): void {
@@ -35,7 +35,7 @@ export function gemm_tn_shape(a: Tensor, b: Tensor): Tensor {
 export function linear_shape(x: Tensor, w: Tensor, bias: Tensor): Tensor {
   matrix("linear", "x", x); matrix("linear", "w", w);
   agree("linear", "x's columns and w's rows", x, w, 1, 0);
-  if (bias.dim() !== 1 || bias.dtype !== ScalarType.Float || bias.size(0) !== w.size(1)) {
+  if (bias.dim() !== 1 || bias.dtype !== kFloat || bias.size(0) !== w.size(1)) {
     throw new Error(`linear: bias must be float32 [${w.size(1)}] (w's columns), got ${bias.describe()}`);
   }
   return zeros([x.size(0), w.size(1)], kFloat);
@@ -60,8 +60,8 @@ export function pack_weights_shape(w: Tensor): Tensor {
 export function linear_packed_shape(xt: Tensor, wp: Tensor, bias: Tensor, transposed_out: number | bigint): Tensor {
   matrix("linear_packed", "xt", xt);
   const panels = Math.ceil(bias.size(0) / PANEL);
-  if (bias.dim() !== 1 || bias.dtype !== ScalarType.Float) throw new Error(`linear_packed: bias must be float32 [N], got ${bias.describe()}`);
-  if (wp.dim() !== 3 || wp.dtype !== ScalarType.Float || wp.size(0) !== panels || wp.size(1) !== xt.size(0) || wp.size(2) !== PANEL) {
+  if (bias.dim() !== 1 || bias.dtype !== kFloat) throw new Error(`linear_packed: bias must be float32 [N], got ${bias.describe()}`);
+  if (wp.dim() !== 3 || wp.dtype !== kFloat || wp.size(0) !== panels || wp.size(1) !== xt.size(0) || wp.size(2) !== PANEL) {
     throw new Error(`linear_packed: wp must be pack_weights of a [${xt.size(0)}, ${bias.size(0)}] weight, float32 [${panels}, ${xt.size(0)}, ${PANEL}], got ${wp.describe()}`);
   }
   if (transposed_out !== 0 && transposed_out !== 1 && transposed_out !== 0n && transposed_out !== 1n) throw new Error(`linear_packed: transposed_out must be 0 or 1, got ${transposed_out}`);

@@ -1,9 +1,9 @@
 // Shape functions of the output-layer operators: float32 [M, C] scores,
 // int32 [M] class targets.
-import { zeros, kFloat, ScalarType, type Tensor } from "gpsimd";
+import { zeros, kFloat, kInt, type Tensor } from "gpsimd";
 
 function scores(op: string, name: string, t: Tensor): void {
-  if (t.dim() !== 2 || t.dtype !== ScalarType.Float) throw new Error(`${op}: ${name} must be float32 [M, C], got ${t.describe()}`);
+  if (t.dim() !== 2 || t.dtype !== kFloat) throw new Error(`${op}: ${name} must be float32 [M, C], got ${t.describe()}`);
 }
 
 function sameSizes(op: string, a: Tensor, b: Tensor): void {
@@ -11,7 +11,7 @@ function sameSizes(op: string, a: Tensor, b: Tensor): void {
 }
 
 function targets(op: string, logp: Tensor, target: Tensor): void {
-  if (target.dim() !== 1 || target.dtype !== ScalarType.Int || target.size(0) !== logp.size(0)) {
+  if (target.dim() !== 1 || target.dtype !== kInt || target.size(0) !== logp.size(0)) {
     throw new Error(`${op}: target must be int32 [${logp.size(0)}] (one class per row of ${logp.describe()}), got ${target.describe()}`);
   }
 }
@@ -40,6 +40,6 @@ export function nll_loss_shape(logp: Tensor, target: Tensor): Tensor {
 export function nll_loss_backward_shape(grad: Tensor, logp: Tensor, target: Tensor): Tensor {
   scores("nll_loss_backward", "logp", logp);
   targets("nll_loss_backward", logp, target);
-  if (grad.numel() !== 1 || grad.dtype !== ScalarType.Float) throw new Error(`nll_loss_backward: grad must be one float32 value, got ${grad.describe()}`);
+  if (grad.numel() !== 1 || grad.dtype !== kFloat) throw new Error(`nll_loss_backward: grad must be one float32 value, got ${grad.describe()}`);
   return zeros(logp.sizes(), kFloat);
 }

@@ -6,7 +6,7 @@ import { describe, it, expect, afterAll } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import {
-  custom_op, ops, randn, tensor, zeros, kInt, shutdown, Tensor,
+  custom_op, ops, randn, tensor, zeros, kInt, kFloat, shutdown, Tensor,
   ShapeFunctionError, RegistryError, BuildError, type Library,
 } from "gpsimd";
 import { fixturePath, expectGpsimdError, TEST_BUILD_DIR, FIXTURES_DIR, values } from "../helpers.js";
@@ -72,6 +72,10 @@ describe("C++ shape functions", () => {
     expect(shapeOf(lib, "scale", x, 0.5, 3)).toBe("int32[1, 3, 2]");
     expect(shapeOf(lib, "scale", randn([4]), 1.99, 2 ** 40)).toMatch(/^float32\[3, 1099511627776, 1\]/);
     expect(shapeOf(lib, "scale_filled", x, 2.5, 1)).toBe("float32[2, 3]");
+    // The dtypes C++ gives (t_in.scalar_type(), torch::kFloat) come back as the host's dtype objects.
+    const dtypeOf = (op: string) => withShapeContext(() => lib.ops.get(op)!.definition.shape(meta(x), 2.5, 1)).dtype;
+    expect(dtypeOf("scale")).toBe(kInt);
+    expect(dtypeOf("scale_filled")).toBe(kFloat);
   });
 
   it("reading input data is the typed error TypeScript shape functions give, naming the operator", () => {

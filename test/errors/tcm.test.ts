@@ -147,17 +147,30 @@ describe("TCM blocks", () => {
   });
 
   it("a store past a block's end is caught by tcm_free", () => {
+    // The float 1.0 is the bytes 00 00 80 3F, none of them the guard value 0xFD: the first changed byte is the first written.
     const e = expectFailureKeepsInputs([x], () => ops[BLOCKS].overrun_then_free(x), TcmGuardError, "E_TCM_GUARD", [
       at("overrun_then_free"), "bytes past the end of the TCM block at TCM+0x0 were overwritten",
-      "the first at byte 16 of the block, which has 16 bytes (allowed: bytes 0 to 15)",
+      "the first at byte 16 of the block, which has 16 bytes (allowed: bytes 0 to 15); the kernel wrote past the block",
     ]);
-    expect(e).toMatchObject({ core: 0, details: { bytes: 16, past: 0 } });
+    expect(e).toMatchObject({ core: 0, details: { bytes: 16, past: 0, firstWritten: 16, firstChanged: 16 } });
+  });
+
+  it("a store whose first bytes equal the guard value: the error says which bytes the write may have begun at", () => {
+    // 0x1234FDFD at byte 4096 is FD FD 34 12: bytes 4096 and 4097 keep the guard value, 4098 is the first that changes.
+    // Without sanitize only changed bytes can be seen, so the message must not call byte 4098 the first written.
+    const e = expectFailureKeepsInputs([x], () => ops[BLOCKS].overrun_guard_value(x), TcmGuardError, "E_TCM_GUARD", [
+      at("overrun_guard_value"), "bytes past the end of the TCM block at TCM+0x0 were overwritten",
+      "the first changed byte is byte 4098 of the block, which has 4 KB (allowed: bytes 0 to 4095); bytes 4096 to 4097 still hold the guard value 0xfd",
+      "so the write began at one of bytes 4096 to 4098 (sanitize: true stops at the store itself)",
+    ]);
+    expect(e.message).not.toContain("the first at byte 4098");
+    expect(e).toMatchObject({ core: 0, details: { bytes: 4096, past: 2, firstWritten: null, firstChanged: 4098 } });
   });
 
   it("a store past the end of a block left allocated is caught when the kernel returns", () => {
     // The first block (64 bytes) and its 16 guard bytes fill TCM+0x0..0x4f; blocks start on 64-byte granules: the second at TCM+0x80.
     const out = captureOutput(() => expectFailureKeepsInputs([x], () => ops[BLOCKS].overrun_and_leak(x), TcmGuardError, "E_TCM_GUARD", [
-      at("overrun_and_leak"), "the TCM block at TCM+0x80", "the first at byte 32 of the block, which has 24 bytes (allowed: bytes 0 to 23)",
+      at("overrun_and_leak"), "the TCM block at TCM+0x80", "the first changed byte is byte 32 of the block, which has 24 bytes (allowed: bytes 0 to 23); bytes 24 to 31 still hold the guard value 0xfd",
     ]));
     expect(out.warnings).toEqual([]);
   });

@@ -103,8 +103,11 @@ describe.each(["tarball", "folder", "git"])("installed from the %s", (how) => {
     expect(cjs.trim()).toBe("function");
   });
 
-  it("runs the CLI through npx", () => {
+  it("runs the CLI through npx: --help, and --version prints the installed package.json's version", () => {
     expect(run("npx", ["gpsimd", "--help"], dir())).toMatch(/^usage: gpsimd <command>/);
+    const { version } = JSON.parse(readFileSync(path.join(installed(), "package.json"), "utf8")) as { version: string };
+    expect(version).toBe((JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { version: string }).version);
+    expect(run("npx", ["gpsimd", "--version"], dir())).toBe(`${version}\n`);
   });
 
   it("type-checks the consumer's host code against gpsimd's typings", () => {
