@@ -14,6 +14,8 @@ export const PACKAGE_ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)
 
 /** The kernel library's folder (assembly/). */
 export const ASSEMBLY_DIR = path.join(PACKAGE_ROOT, "assembly");
+/** The build step's own compiled code (this folder, under dist/): the passes that rewrite every kernel. */
+export const BUILD_CODE_DIR = path.dirname(fileURLToPath(import.meta.url));
 
 /** The kernel build's compiler options (targets release, debug, sanitize); kernel authors' asconfig.json extends it. */
 export const ASCONFIG_FILE = path.join(PACKAGE_ROOT, "asconfig.json");

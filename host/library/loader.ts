@@ -2,11 +2,9 @@
 // place its kernels in device memory, run its shape sources to collect the
 // NEURON_LIBRARY definitions, and register the library under ops.<lib>.
 import { SANITIZE_ABI } from "../checks/sanitizer-fast-path.js";
-import { readFileSync, existsSync, statSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { readFileSync, existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { readdirSync } from "node:fs";
 import * as gpsimd from "../index.js";
 import { decodeLibrary, LIBRARY_FORMAT, type LibraryParts } from "./library-file.js";
 import { Library, placeModule } from "./library.js";
@@ -20,9 +18,9 @@ import { buildProgress } from "./build-progress.js";
 import { buildSync } from "./compile-service.js";
 import { writeTypings } from "./typings.js";
 import { cflagConstants } from "../../build/cflags.js";
-import { inputsHash, readSources } from "../../build/hash.js";
+import { inputsHash, readSources, treeHash } from "../../build/hash.js";
 import { cppKernels, isCppSource } from "../../build/cpp/kernel-decls.js";
-import { ASSEMBLY_DIR, defaultBuildDir } from "../../build/paths.js";
+import { ASSEMBLY_DIR, BUILD_CODE_DIR, defaultBuildDir } from "../../build/paths.js";
 import { CPP_INCLUDE_DIR } from "../../build/cpp/clang-driver.js";
 import { ABI_VERSION } from "../device/layout.js";
 import { hbm } from "../device/hbm.js";
@@ -39,21 +37,15 @@ export function loadedNamespaces(): string[] { return [...loaded.keys()]; }
 
 function list(v: string | string[]): string[] { return (typeof v === "string" ? [v] : v).map((f) => path.resolve(f)); }
 
-/** Hash of the kernel library's sources (assembly/) and C++ headers (include/), so a new gpsimd rebuilds old libraries. */
+/**
+ * What every library is built with besides its own sources: the kernel library (assembly/), the C++ headers
+ * (include/) and the build step's code (the passes that rewrite every kernel: stop polls, sanitize, call
+ * sites, counting). Their hash is part of each library's, so a new gpsimd rebuilds old libraries.
+ */
+export const KERNEL_LIBRARY_DIRS: readonly string[] = [ASSEMBLY_DIR, CPP_INCLUDE_DIR, BUILD_CODE_DIR];
 let kernelLibraryHash: string | null = null;
 function hashKernelLibrary(): string {
-  if (kernelLibraryHash) return kernelLibraryHash;
-  const h = createHash("sha256");
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const file = path.join(dir, name);
-      if (statSync(file).isDirectory()) walk(file);
-      else if (/\.(ts|h|hpp)$/.test(name)) h.update(name).update(readFileSync(file));
-    }
-  };
-  walk(ASSEMBLY_DIR);
-  walk(CPP_INCLUDE_DIR);
-  return (kernelLibraryHash = h.digest("hex"));
+  return (kernelLibraryHash ??= treeHash(KERNEL_LIBRARY_DIRS, [".ts", ".h", ".hpp", ".js"]));
 }
 
 /** The build settings that go into a library's hash (with the contents of its inputs). */
