@@ -1,0 +1,131 @@
+// Pieces of the kernel-side C++ API: c10::BFloat16 / c10::Half elements through every accessor kind (bit for bit
+// against host/device/dtype.ts's conversions), Tensor-Scalar and Scalar-Tensor operations with integral and floating
+// Scalars (against plain TypeScript), and assert() (the runtime's abort error, naming the .cpp line).
+import { describe, it, expect, afterAll } from "vitest";
+import { custom_op, tensor, zeros, shutdown, KernelAbortError, kBFloat16, kHalf, kFloat, kInt, type Library, type Tensor } from "gpsimd";
+import { f32ToBf16Bits, f32ToF16Bits, bf16BitsToF32, f16BitsToF32 } from "../../host/device/dtype.js";
+import { fixturePath, TEST_BUILD_DIR, expectGpsimdError } from "../helpers.js";
+
+const api = (file: string) => fixturePath("cpp/api", file);
+const libraries: Library[] = [];
+function load(name: string, kernel: string): Library {
+  const lib = custom_op.load({ name, compute_srcs: [api(kernel)], shape_srcs: [api("shape.ts"), api(`register-${name.replace("cpp_api_", "")}.ts`)], build_directory: TEST_BUILD_DIR });
+  libraries.push(lib);
+  return lib;
+}
+afterAll(async () => {
+  libraries.forEach((l) => l.unload());
+  await shutdown();
+});
+
+/** float32 bit patterns every conversion must get right (zeros, infinities, NaNs, subnormals, ties, overflow) and seeded random ones. */
+function float32Cases(): Float32Array {
+  const special = [
+    0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f800001, 0x00000001, 0x807fffff, 0x7f7fffff,
+    0x3f808000, 0x3f818000, 0x3f80ffff, 0x477fe000, 0x477ff000, 0x387fc000, 0x33000000, 0x33000001, 0xb3800000, 0x3f801000, 0x3f803000,
+  ];
+  const bits = new Uint32Array(4096);
+  bits.set(special);
+  let s = 12345;
+  for (let i = special.length; i < bits.length; i++) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    // Exponents spread over the float16 and bfloat16 ranges and beyond.
+    bits[i] = (s & 0x807fffff) | ((((s >>> 8) % 80) + 88) << 23);
+  }
+  return new Float32Array(bits.buffer);
+}
+
+/** A tensor of dtype with the given raw 16-bit patterns. */
+function halves(bits: Uint16Array, sizes: number[], dtype: typeof kBFloat16 | typeof kHalf): Tensor {
+  const t = zeros(sizes, dtype);
+  (t.storageView() as Uint16Array).set(bits);
+  return t;
+}
+
+function bitsOf(t: Tensor): number[] { return Array.from(t.storageView() as Uint16Array); }
+
+describe("c10::BFloat16 and c10::Half elements", () => {
+  const lib = load("cpp_api_halves", "halves.cpp");
+  const x = float32Cases();
+
+  it("float -> BFloat16 rounds as the host does, through a write stream", () => {
+    const out = lib.call("to_bf16", [tensor(x, [x.length])]) as Tensor;
+    expect(out.dtype).toBe(kBFloat16);
+    expect(bitsOf(out)).toEqual(Array.from(x, f32ToBf16Bits));
+  });
+
+  it("float -> Half rounds as the host does (subnormals, ties, overflow), through an element-wise accessor", () => {
+    const out = lib.call("to_half", [tensor(x, [x.length])]) as Tensor;
+    expect(out.dtype).toBe(kHalf);
+    expect(bitsOf(out)).toEqual(Array.from(x, f32ToF16Bits));
+  });
+
+  it("BFloat16 -> float is exact, through TCM copies", () => {
+    const bits = Uint16Array.from({ length: 2000 }, (_, i) => (i * 40503) & 0xffff).filter((b) => (b & 0x7f80) !== 0x7f80);
+    const out = lib.call("bf16_twice", [halves(bits, [bits.length], kBFloat16)]) as Tensor;
+    expect(out.dtype).toBe(kFloat);
+    expect(Array.from(out.data() as Float32Array)).toEqual(Array.from(bits, (b) => Math.fround(2 * bf16BitsToF32(b))));
+  });
+
+  it("Half -> float -> Half through a 2-d accessor: negation flips only the sign bit", () => {
+    const bits = Uint16Array.from({ length: 30 * 40 }, (_, i) => (i * 2654435761) >>> 16).filter((_, i) => i < 1200);
+    const out = lib.call("half_negate2d", [halves(bits, [30, 40], kHalf)]) as Tensor;
+    expect(out.sizes()).toEqual([30, 40]);
+    // NaN payloads are quieted by the round trip through float; every other value comes back with its sign flipped.
+    const expected = Array.from(bits, (b) => f32ToF16Bits(-f16BitsToF32(b)));
+    expect(bitsOf(out)).toEqual(expected);
+    expect(bitsOf(out).filter((b, i) => (bits[i] & 0x7c00) !== 0x7c00 && b !== (bits[i] ^ 0x8000))).toEqual([]);
+  });
+});
+
+describe("Tensor-Scalar and Scalar-Tensor operations", () => {
+  const lib = load("cpp_api_scalars", "scalars.cpp");
+  const a = Int32Array.from({ length: 50 }, (_, i) => i * 7 - 170);
+  const b = Int32Array.from({ length: 50 }, (_, i) => 3 - i * 5);
+  const ints = (v: Int32Array) => tensor(v, [v.length], kInt);
+  const run = (op: string, ...args: Tensor[]) => lib.call(op, args) as Tensor;
+  const values = (t: Tensor) => Array.from(t.data() as ArrayLike<number>);
+
+  it("an integral alpha or Scalar keeps int32 tensors int32 (torch::add(a, b), sub(a, b, 3), mul(a, 3), clamp(a, -3, 3))", () => {
+    const cases: [string, Tensor, number[]][] = [
+      ["int_add", run("int_add", ints(a), ints(b)), Array.from(a, (v, i) => v + b[i])],
+      ["int_sub_alpha", run("int_sub_alpha", ints(a), ints(b)), Array.from(a, (v, i) => v - 3 * b[i])],
+      ["int_mul3", run("int_mul3", ints(a)), Array.from(a, (v) => v * 3)],
+      ["int_clamp", run("int_clamp", ints(a)), Array.from(a, (v) => Math.min(3, Math.max(-3, v)))],
+    ];
+    for (const [op, out, expected] of cases) {
+      expect(out.dtype, op).toBe(kInt);
+      expect(values(out), op).toEqual(expected);
+    }
+  });
+
+  it("a floating Scalar promotes int32 to float32 (torch::add(a, 2.5))", () => {
+    const out = run("int_add_half", ints(a));
+    expect(out.dtype).toBe(kFloat);
+    expect(values(out)).toEqual(Array.from(a, (v) => v + 2.5));
+  });
+
+  it("Scalar-first forms: pow(2, t), pow(0.5, t), bitwise_and(0xF0, t), bitwise_or_out(out, 0x0F, t)", () => {
+    const small = Int32Array.from({ length: 31 }, (_, i) => i);
+    const two = run("two_pow", ints(small));
+    expect(two.dtype).toBe(kInt);
+    expect(values(two)).toEqual(Array.from(small, (v) => 2 ** v | 0));
+    const half = run("half_pow", ints(small));
+    expect(half.dtype).toBe(kFloat);
+    expect(values(half)).toEqual(Array.from(small, (v) => Math.fround(0.5 ** v)));
+    expect(values(run("mask_and", ints(a)))).toEqual(Array.from(a, (v) => v & 0xf0));
+    expect(values(run("mask_or_out", ints(a)))).toEqual(Array.from(a, (v) => v | 0x0f));
+  });
+});
+
+describe("assert() in a C++ kernel", () => {
+  const lib = load("cpp_api_asserts", "asserts.cpp");
+  it("passes through when it holds", () => {
+    const out = lib.call("same_sizes", [tensor([1, 2, 3]), tensor([4, 5, 6])]) as Tensor;
+    expect(Array.from(out.data() as Float32Array)).toEqual([5, 7, 9]);
+  });
+  it("a failed one is the runtime's abort error with the expression and the .cpp line", () => {
+    expectGpsimdError(() => lib.call("same_sizes", [tensor([1, 2, 3]), tensor([4, 5])]), KernelAbortError, "E_ABORT",
+      ["cpp_api_asserts::same_sizes (core 0): abort: assertion failed: a.sizes() == b.sizes()", `${api("asserts.cpp")}:6`]);
+  });
+});
