@@ -78,6 +78,24 @@ describe("c10::BFloat16 and c10::Half elements", () => {
   });
 });
 
+describe("the other element types", () => {
+  const lib = load("cpp_api_elements", "elements.cpp");
+  const n = 300;
+  const cases: [string, string, ArrayLike<number | bigint>, (v: never) => number | bigint][] = [
+    ["f32", "float32", Float32Array.from({ length: n }, (_, i) => (i - 150) * 0.37), (v: number) => Math.fround(v + 1)],
+    ["i64", "int64", BigInt64Array.from({ length: n }, (_, i) => BigInt(i - 150) * 3000000000n + (i === 0 ? 9223372036854775807n : 0n)), (v: bigint) => BigInt.asIntN(64, v + 1n)],
+    ["i32", "int32", Int32Array.from({ length: n }, (_, i) => (i - 150) * 14000000 + (i === 0 ? 2147483647 : 0)), (v: number) => (v + 1) | 0],
+    ["i16", "int16", Int16Array.from({ length: n }, (_, i) => i * 219 - 32768), (v: number) => ((v + 1) << 16) >> 16],
+    ["i8", "int8", Int8Array.from({ length: n }, (_, i) => i - 128), (v: number) => ((v + 1) << 24) >> 24],
+    ["u8", "uint8", Uint8Array.from({ length: n }, (_, i) => i), (v: number) => (v + 1) & 0xff],
+  ];
+  it.each(cases)("%s: tensor_to_tcm, accessor<T, 1>, read and write streams", (suffix, dtype, input, plusOne) => {
+    const out = lib.call(`plus_one_${suffix}`, [tensor(input as never, [n], dtype)]) as Tensor;
+    expect(out.dtypeName).toBe(dtype);
+    expect(Array.from(out.data() as ArrayLike<number | bigint>)).toEqual(Array.from(input as ArrayLike<never>, plusOne));
+  });
+});
+
 describe("Tensor-Scalar and Scalar-Tensor operations", () => {
   const lib = load("cpp_api_scalars", "scalars.cpp");
   const a = Int32Array.from({ length: 50 }, (_, i) => i * 7 - 170);
