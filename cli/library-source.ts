@@ -48,6 +48,9 @@ export interface Opened { library: Library; spec?: LibrarySpec; reference?: stri
 /** Opens the library an argument names (building a folder first). */
 export function openLibrary(ref: string, overrides: SpecOverrides = {}, outDir = DEFAULT_OUT, device: RuntimeChoices = {}): Opened {
   const { sanitize, ...runtime } = device;
+  const buildChoice = overrides.multicore ? "--multicore" : overrides.cflags?.length ? "--cflag" : null;
+  const isFolder = existsSync(ref) && statSync(ref).isDirectory();
+  if (buildChoice && !isFolder) throw new UsageError(`${buildChoice}: ${ref} is built with its own options; give an operator folder or source files to build with ${buildChoice}`);
   if (ref.endsWith(".wasm")) {
     if (sanitize) throw new UsageError(`--sanitize: ${ref} is built already; give its operator folder (or sources) to build it with the sanitizer`);
     if (!existsSync(ref)) throw new CommandError(`gpsimd: ${ref} does not exist (build it with gpsimd build)`, EXIT.LOAD);
@@ -57,7 +60,7 @@ export function openLibrary(ref: string, overrides: SpecOverrides = {}, outDir =
       throw new CommandError(`gpsimd: ${ref}: ${(e as Error).message}`, EXIT.LOAD);
     }
   }
-  if (existsSync(ref) && statSync(ref).isDirectory()) {
+  if (isFolder) {
     const specs = folderLibraries(ref, overrides);
     if (specs.length > 1) throw new CommandError(`gpsimd: ${ref} has ${specs.length} libraries (${specs.map((s) => s.name).join(", ")}); pick one with --variant`, EXIT.USAGE);
     return { library: buildSpec(specs[0], outDir, false, device).library, spec: specs[0], reference: specs[0].reference };

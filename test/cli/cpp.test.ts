@@ -89,6 +89,19 @@ describe("gpsimd run, check and profile on C++", () => {
     expect(JSON.parse(readFileSync(trace, "utf8"))).toBeTruthy();
   }, 120_000);
 
+  it("--multicore builds the files multicore: the kernel's stream accessors are then the multicore rule's error", async () => {
+    const r = await gpsimd(["run", KERNEL, SHAPE, "relu_forward", "--multicore", "--shape", "64", "--out", path.join(out, "multicore")]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("cpp_cli_relu::relu_forward(float32[64]) on 8 cores");
+    expect(r.stderr).toMatch(/^MulticoreRuleError \[E_MULTICORE_ACCESSOR\]: cpp_cli_relu::relu_forward \(core 0\): read stream accessor on argument 0 't_in' \(float32\[64\]\) in a multicore kernel/);
+  }, 120_000);
+
+  it("--multicore or --cflag with a library built already is a usage error", async () => {
+    const r = await gpsimd(["run", "relu_tcm", "relu_forward", "--multicore", "--shape", "4"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("--multicore: relu_tcm is built with its own options; give an operator folder or source files to build with --multicore\n");
+  });
+
   it("mixing a library with source files is a usage error", async () => {
     const r = await gpsimd(["run", KERNEL, "relu_cpp.wasm", "relu_forward", "--out", out]);
     expect(r.code).toBe(2);
