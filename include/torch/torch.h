@@ -131,7 +131,12 @@ class Scalar {
 };
 
 namespace detail {
-template <class T> struct Elem;
+/** Element types the runtime has; any other (long included: 32 bits in WebAssembly, 64 on the device) is a compile error saying so. */
+template <class T> struct Elem {
+  static_assert(sizeof(T) == 0, "tensor element types are float, double, int64_t, int32_t, int16_t, int8_t, char, uint8_t, uint16_t, "
+                                "c10::BFloat16 and c10::Half; 'long' is 32 bits in gpsimd's WebAssembly build (64 on the device): "
+                                "write int64_t for int64 (kLong) elements");
+};
 #define GPSIMD_ELEM(C, S) template <> struct Elem<C> { \
   static void to_tcm(uint32_t t, const void* p, int64_t o, int64_t n) { gpsimd_to_tcm_##S(t, p, o, n); } \
   static void from_tcm(uint32_t t, const void* p, int64_t o, int64_t n) { gpsimd_from_tcm_##S(t, p, o, n); } \
@@ -169,7 +174,6 @@ template <class H> struct Elem16 {
 template <> struct Elem<c10::BFloat16> : Elem16<c10::BFloat16> {};
 template <> struct Elem<c10::Half> : Elem16<c10::Half> {};
 template <class T> struct Elem<const T> : Elem<T> {};
-template <> struct Elem<long> : Elem<int64_t> {};
 template <> struct Elem<char> : Elem<int8_t> {};
 
 /** One element reached through an accessor: reads and writes go through the runtime's checks. */

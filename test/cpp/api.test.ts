@@ -2,7 +2,7 @@
 // against host/device/dtype.ts's conversions), Tensor-Scalar and Scalar-Tensor operations with integral and floating
 // Scalars (against plain TypeScript), and assert() (the runtime's abort error, naming the .cpp line).
 import { describe, it, expect, afterAll } from "vitest";
-import { custom_op, tensor, zeros, shutdown, KernelAbortError, kBFloat16, kHalf, kFloat, kInt, type Library, type Tensor } from "gpsimd";
+import { custom_op, tensor, zeros, shutdown, BuildError, KernelAbortError, kBFloat16, kHalf, kFloat, kInt, type Library, type Tensor } from "gpsimd";
 import { f32ToBf16Bits, f32ToF16Bits, bf16BitsToF32, f16BitsToF32 } from "../../host/device/dtype.js";
 import { fixturePath, TEST_BUILD_DIR, expectGpsimdError } from "../helpers.js";
 
@@ -93,6 +93,13 @@ describe("the other element types", () => {
     const out = lib.call(`plus_one_${suffix}`, [tensor(input as never, [n], dtype)]) as Tensor;
     expect(out.dtypeName).toBe(dtype);
     expect(Array.from(out.data() as ArrayLike<number | bigint>)).toEqual(Array.from(input as ArrayLike<never>, plusOne));
+  });
+});
+
+describe("long elements", () => {
+  it("are a compile error that says to write int64_t (long is 32 bits in WebAssembly, 64 on the device)", () => {
+    expectGpsimdError(() => custom_op.load({ name: "cpp_api_long", compute_srcs: [api("long.cpp")], shape_srcs: [api("shape.ts"), api("register-long.ts")], build_directory: TEST_BUILD_DIR }),
+      BuildError, "E_BUILD", [`${api("long.cpp")}:7:`, "'long' is 32 bits in gpsimd's WebAssembly build (64 on the device): write int64_t for int64 (kLong) elements"]);
   });
 });
 
