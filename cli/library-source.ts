@@ -7,7 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { custom_op, BuildError, GpsimdError, type Library, type LoadTimeOptions } from "../host/index.js";
 import { OP_LIBRARIES, PACKAGE_ROOT, loadOp, type OpLibraryName } from "../ops/index.js";
-import { folderLibraries, filesLibrary, type LibrarySpec, type SpecOverrides } from "./op-folder.js";
+import { folderLibraries, filesLibrary, SOURCE_FILE, type LibrarySpec, type SpecOverrides } from "./op-folder.js";
 import { CommandError, UsageError, EXIT, DEFAULT_OUT, listOption, runtimeOptions, type RuntimeChoices } from "./options.js";
 
 /** A built (or found up to date) library. */
@@ -76,9 +76,6 @@ export function openLibrary(ref: string, overrides: SpecOverrides = {}, outDir =
   }
   throw new CommandError(`gpsimd: no library ${ref}: expected a lib<name>.wasm file, an operator folder, or a shipped library (${Object.keys(OP_LIBRARIES).join(", ")})`, EXIT.LOAD);
 }
-
-/** Source files a <library> argument may list (gpsimd build takes the same). */
-const SOURCE_FILE = /\.(ts|cpp|cc|cxx)$/;
 
 /** What run, check and profile operate on: the library (built if need be), the operator, the folder's reference. */
 export interface Target extends Opened { opName: string }

@@ -37,6 +37,8 @@ interface ManifestEntry { compute: string[]; shape: string[]; multicore?: boolea
 const SHAPE_FILE = /^(register|shape)([-_.].*)?\.ts$/;
 /** C++ sources (as custom_op.load tells them apart). */
 const CPP_FILE = /\.(cpp|cc|cxx)$/;
+/** Kernel and shape sources a command line may list: TypeScript / AssemblyScript and C++. */
+export const SOURCE_FILE = /\.(ts|cpp|cc|cxx)$/;
 /** A C++ shape source by its name (shape.cpp, shape-giou.cc): other C++ files are shape sources if they call NEURON_LIBRARY. */
 const CPP_SHAPE_FILE = /^shape([-_.].*)?\.(cpp|cc|cxx)$/;
 const KERNEL_EXPORT = /export\s+function\s+\w+\s*\([^)]*:\s*Tensor\b/;
@@ -62,7 +64,7 @@ export function filesLibrary(files: string[], shapeFiles: string[], overrides: S
   const compute = all.filter((f) => !isShape(f));
   if (compute.length === 0) throw new UsageError("no kernel source among the files (every one looks like a shape source)");
   if (shape.length === 0) throw new UsageError("no shape source among the files: give the file that calls NEURON_LIBRARY (or name it with --shape)");
-  const name = overrides.name ?? path.basename(compute[0]).replace(/\.(ts|cpp|cc|cxx)$/, "");
+  const name = overrides.name ?? path.basename(compute[0]).replace(SOURCE_FILE, "");
   return applyOverrides({ name, compute, shape, multicore: false, cflags: [] }, overrides);
 }
 
