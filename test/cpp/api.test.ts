@@ -144,7 +144,8 @@ describe("Tensor-Scalar and Scalar-Tensor operations", () => {
 });
 
 describe("assert() in a C++ kernel", () => {
-  const lib = load("cpp_api_asserts", "asserts.cpp");
+  const lib = custom_op.load({ name: "cpp_api_asserts", compute_srcs: [api("asserts.cpp"), api("asserts-cassert.cpp")], shape_srcs: [api("shape.ts"), api("register-asserts.ts")], build_directory: TEST_BUILD_DIR });
+  libraries.push(lib);
   it("passes through when it holds", () => {
     const out = lib.call("same_sizes", [tensor([1, 2, 3]), tensor([4, 5, 6])]) as Tensor;
     expect(Array.from(out.data() as Float32Array)).toEqual([5, 7, 9]);
@@ -152,5 +153,10 @@ describe("assert() in a C++ kernel", () => {
   it("a failed one is the runtime's abort error with the expression and the .cpp line", () => {
     expectGpsimdError(() => lib.call("same_sizes", [tensor([1, 2, 3]), tensor([4, 5])]), KernelAbortError, "E_ABORT",
       ["cpp_api_asserts::same_sizes (core 0): abort: assertion failed: a.sizes() == b.sizes()", `${api("asserts.cpp")}:6`]);
+  });
+  it("so is one whose <cassert> was included after torch.h (the C library's macro, through __assert_fail)", () => {
+    expect(Array.from((lib.call("same_numel", [tensor([1, 2]), tensor([3, 4])]) as Tensor).data() as Float32Array)).toEqual([4, 6]);
+    expectGpsimdError(() => lib.call("same_numel", [tensor([1, 2, 3]), tensor([4, 5])]), KernelAbortError, "E_ABORT",
+      ["cpp_api_asserts::same_numel (core 0): abort: assertion failed: a.numel() == b.numel()", `${api("asserts-cassert.cpp")}:8`]);
   });
 });
