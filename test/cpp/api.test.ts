@@ -130,6 +130,15 @@ describe("Tensor-Scalar and Scalar-Tensor operations", () => {
     expect(values(out)).toEqual(Array.from(a, (v) => v + 2.5));
   });
 
+  it("floating alpha and Scalars on float32 (torch::clamp(torch::sub(a, b, 0.5), -0.5, 0.25))", () => {
+    const x = Float32Array.from({ length: 64 }, (_, i) => Math.sin(i) * 2);
+    const y = Float32Array.from({ length: 64 }, (_, i) => Math.cos(i * 3));
+    const out = run("float_sub_clamp", tensor(x, [64]), tensor(y, [64]));
+    expect(out.dtype).toBe(kFloat);
+    // alpha * other is rounded to float32 before the subtraction (no fused multiply-add), as tensor-ops.ts documents.
+    expect(values(out)).toEqual(Array.from(x, (v, i) => Math.min(0.25, Math.max(-0.5, Math.fround(v - Math.fround(0.5 * y[i]))))));
+  });
+
   it("Scalar-first forms: pow(2, t), pow(0.5, t), bitwise_and(0xF0, t), bitwise_or_out(out, 0x0F, t)", () => {
     const small = Int32Array.from({ length: 31 }, (_, i) => i);
     const two = run("two_pow", ints(small));
