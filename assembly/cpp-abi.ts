@@ -253,13 +253,71 @@ export function gpsimd_div(result: usize, self: usize, other: usize): usize { re
 export function gpsimd_pow(result: usize, self: usize, other: usize): usize { return changetype<usize>(result ? ops.pow_out(T(result), T(self), T(other)) : ops.pow(T(self), T(other))); }
 export function gpsimd_bitwise_and(result: usize, self: usize, other: usize): usize { return changetype<usize>(result ? ops.bitwise_and_out(T(result), T(self), T(other)) : ops.bitwise_and(T(self), T(other))); }
 export function gpsimd_bitwise_or(result: usize, self: usize, other: usize): usize { return changetype<usize>(result ? ops.bitwise_or_out(T(result), T(self), T(other)) : ops.bitwise_or(T(self), T(other))); }
-export function gpsimd_add(result: usize, self: usize, other: usize, alpha: f64): usize { return changetype<usize>(result ? ops.add_out<f64>(T(result), T(self), T(other), alpha) : ops.add<f64>(T(self), T(other), alpha)); }
-export function gpsimd_add_scalar(result: usize, self: usize, other: f64, alpha: f64): usize { return changetype<usize>(result ? ops.add_scalar_out<f64, f64>(T(result), T(self), other, alpha) : ops.add_scalar<f64, f64>(T(self), other, alpha)); }
-export function gpsimd_sub(result: usize, self: usize, other: usize, alpha: f64): usize { return changetype<usize>(result ? ops.sub_out<f64>(T(result), T(self), T(other), alpha) : ops.sub<f64>(T(self), T(other), alpha)); }
-export function gpsimd_sub_scalar(result: usize, self: usize, other: f64, alpha: f64): usize { return changetype<usize>(result ? ops.sub_scalar_out<f64, f64>(T(result), T(self), other, alpha) : ops.sub_scalar<f64, f64>(T(self), other, alpha)); }
-export function gpsimd_mul_scalar(result: usize, self: usize, other: f64): usize { return changetype<usize>(result ? ops.mul_scalar_out<f64>(T(result), T(self), other) : ops.mul_scalar<f64>(T(self), other)); }
-export function gpsimd_div_scalar(result: usize, self: usize, other: f64): usize { return changetype<usize>(result ? ops.div_scalar_out<f64>(T(result), T(self), other) : ops.div_scalar<f64>(T(self), other)); }
-export function gpsimd_pow_scalar(result: usize, self: usize, other: f64): usize { return changetype<usize>(result ? ops.pow_scalar_out<f64>(T(result), T(self), other) : ops.pow_scalar<f64>(T(self), other)); }
-export function gpsimd_bitwise_and_scalar(result: usize, self: usize, other: i64): usize { return changetype<usize>(result ? ops.bitwise_and_scalar_out<i64>(T(result), T(self), other) : ops.bitwise_and_scalar<i64>(T(self), other)); }
-export function gpsimd_bitwise_or_scalar(result: usize, self: usize, other: i64): usize { return changetype<usize>(result ? ops.bitwise_or_scalar_out<i64>(T(result), T(self), other) : ops.bitwise_or_scalar<i64>(T(self), other)); }
-export function gpsimd_clamp(result: usize, self: usize, lo: f64, hi: f64): usize { return changetype<usize>(result ? ops.clamp_out<f64, f64>(T(result), T(self), lo, hi) : ops.clamp<f64, f64>(T(self), lo, hi)); }
+// A torch::Scalar crosses as (f64 value, i64 value, kind): kind 1 is an integral Scalar, handed on as i64 (as an
+// AssemblyScript kernel's integer argument), 0 a floating one, as f64. So torch::add(a, b) or torch::mul(t, 2) on
+// integral tensors stays integral, and a floating Scalar promotes, by torch's rules (tensor-ops.ts), not by the ABI.
+export function gpsimd_add(result: usize, self: usize, other: usize, a_f: f64, a_i: i64, a_int: i32): usize {
+  if (a_int) return changetype<usize>(result ? ops.add_out<i64>(T(result), T(self), T(other), a_i) : ops.add<i64>(T(self), T(other), a_i));
+  return changetype<usize>(result ? ops.add_out<f64>(T(result), T(self), T(other), a_f) : ops.add<f64>(T(self), T(other), a_f));
+}
+export function gpsimd_sub(result: usize, self: usize, other: usize, a_f: f64, a_i: i64, a_int: i32): usize {
+  if (a_int) return changetype<usize>(result ? ops.sub_out<i64>(T(result), T(self), T(other), a_i) : ops.sub<i64>(T(self), T(other), a_i));
+  return changetype<usize>(result ? ops.sub_out<f64>(T(result), T(self), T(other), a_f) : ops.sub<f64>(T(self), T(other), a_f));
+}
+// @ts-ignore: decorator
+@inline function add_scalar_as<S, A>(sub: bool, result: usize, self: usize, s: S, a: A): usize {
+  if (sub) return changetype<usize>(result ? ops.sub_scalar_out<S, A>(T(result), T(self), s, a) : ops.sub_scalar<S, A>(T(self), s, a));
+  return changetype<usize>(result ? ops.add_scalar_out<S, A>(T(result), T(self), s, a) : ops.add_scalar<S, A>(T(self), s, a));
+}
+function add_scalar_k(sub: bool, result: usize, self: usize, s_f: f64, s_i: i64, s_int: i32, a_f: f64, a_i: i64, a_int: i32): usize {
+  if (s_int) return a_int ? add_scalar_as<i64, i64>(sub, result, self, s_i, a_i) : add_scalar_as<i64, f64>(sub, result, self, s_i, a_f);
+  return a_int ? add_scalar_as<f64, i64>(sub, result, self, s_f, a_i) : add_scalar_as<f64, f64>(sub, result, self, s_f, a_f);
+}
+export function gpsimd_add_scalar(result: usize, self: usize, s_f: f64, s_i: i64, s_int: i32, a_f: f64, a_i: i64, a_int: i32): usize { return add_scalar_k(false, result, self, s_f, s_i, s_int, a_f, a_i, a_int); }
+export function gpsimd_sub_scalar(result: usize, self: usize, s_f: f64, s_i: i64, s_int: i32, a_f: f64, a_i: i64, a_int: i32): usize { return add_scalar_k(true, result, self, s_f, s_i, s_int, a_f, a_i, a_int); }
+export function gpsimd_mul_scalar(result: usize, self: usize, s_f: f64, s_i: i64, s_int: i32): usize {
+  if (s_int) return changetype<usize>(result ? ops.mul_scalar_out<i64>(T(result), T(self), s_i) : ops.mul_scalar<i64>(T(self), s_i));
+  return changetype<usize>(result ? ops.mul_scalar_out<f64>(T(result), T(self), s_f) : ops.mul_scalar<f64>(T(self), s_f));
+}
+export function gpsimd_div_scalar(result: usize, self: usize, s_f: f64, s_i: i64, s_int: i32): usize {
+  if (s_int) return changetype<usize>(result ? ops.div_scalar_out<i64>(T(result), T(self), s_i) : ops.div_scalar<i64>(T(self), s_i));
+  return changetype<usize>(result ? ops.div_scalar_out<f64>(T(result), T(self), s_f) : ops.div_scalar<f64>(T(self), s_f));
+}
+export function gpsimd_pow_scalar(result: usize, self: usize, s_f: f64, s_i: i64, s_int: i32): usize {
+  if (s_int) return changetype<usize>(result ? ops.pow_scalar_out<i64>(T(result), T(self), s_i) : ops.pow_scalar<i64>(T(self), s_i));
+  return changetype<usize>(result ? ops.pow_scalar_out<f64>(T(result), T(self), s_f) : ops.pow_scalar<f64>(T(self), s_f));
+}
+export function gpsimd_bitwise_and_scalar(result: usize, self: usize, s_f: f64, s_i: i64, s_int: i32): usize {
+  if (s_int) return changetype<usize>(result ? ops.bitwise_and_scalar_out<i64>(T(result), T(self), s_i) : ops.bitwise_and_scalar<i64>(T(self), s_i));
+  return changetype<usize>(result ? ops.bitwise_and_scalar_out<f64>(T(result), T(self), s_f) : ops.bitwise_and_scalar<f64>(T(self), s_f));
+}
+export function gpsimd_bitwise_or_scalar(result: usize, self: usize, s_f: f64, s_i: i64, s_int: i32): usize {
+  if (s_int) return changetype<usize>(result ? ops.bitwise_or_scalar_out<i64>(T(result), T(self), s_i) : ops.bitwise_or_scalar<i64>(T(self), s_i));
+  return changetype<usize>(result ? ops.bitwise_or_scalar_out<f64>(T(result), T(self), s_f) : ops.bitwise_or_scalar<f64>(T(self), s_f));
+}
+// Scalar-first forms: torch::pow(Scalar, Tensor), torch::bitwise_and/or(Scalar, Tensor).
+export function gpsimd_scalar_pow(result: usize, s_f: f64, s_i: i64, s_int: i32, exponent: usize): usize {
+  if (s_int) return changetype<usize>(result ? ops.scalar_pow_out<i64>(T(result), s_i, T(exponent)) : ops.scalar_pow<i64>(s_i, T(exponent)));
+  return changetype<usize>(result ? ops.scalar_pow_out<f64>(T(result), s_f, T(exponent)) : ops.scalar_pow<f64>(s_f, T(exponent)));
+}
+export function gpsimd_scalar_bitwise_and(result: usize, s_f: f64, s_i: i64, s_int: i32, other: usize): usize {
+  if (s_int) return changetype<usize>(result ? ops.scalar_bitwise_and_out<i64>(T(result), s_i, T(other)) : ops.scalar_bitwise_and<i64>(s_i, T(other)));
+  return changetype<usize>(result ? ops.scalar_bitwise_and_out<f64>(T(result), s_f, T(other)) : ops.scalar_bitwise_and<f64>(s_f, T(other)));
+}
+export function gpsimd_scalar_bitwise_or(result: usize, s_f: f64, s_i: i64, s_int: i32, other: usize): usize {
+  if (s_int) return changetype<usize>(result ? ops.scalar_bitwise_or_out<i64>(T(result), s_i, T(other)) : ops.scalar_bitwise_or<i64>(s_i, T(other)));
+  return changetype<usize>(result ? ops.scalar_bitwise_or_out<f64>(T(result), s_f, T(other)) : ops.scalar_bitwise_or<f64>(s_f, T(other)));
+}
+// @ts-ignore: decorator
+@inline function clamp_as<L, H>(result: usize, self: usize, lo: L, hi: H): usize {
+  return changetype<usize>(result ? ops.clamp_out<L, H>(T(result), T(self), lo, hi) : ops.clamp<L, H>(T(self), lo, hi));
+}
+export function gpsimd_clamp(result: usize, self: usize, lo_f: f64, lo_i: i64, lo_int: i32, hi_f: f64, hi_i: i64, hi_int: i32): usize {
+  if (lo_int) return hi_int ? clamp_as<i64, i64>(result, self, lo_i, hi_i) : clamp_as<i64, f64>(result, self, lo_i, hi_f);
+  return hi_int ? clamp_as<f64, i64>(result, self, lo_f, hi_i) : clamp_as<f64, f64>(result, self, lo_f, hi_f);
+}
+
+/** assert() failed in a C++ kernel: it aborts as an AssemblyScript assert does (KernelAbortError), with the expression and the .cpp line. */
+export function gpsimd_assert_fail(expr: usize, expr_bytes: i32, file: usize, file_bytes: i32, line: i32): void {
+  abort(`assertion failed: ${String.UTF8.decodeUnsafe(expr, <usize>expr_bytes)}`, String.UTF8.decodeUnsafe(file, <usize>file_bytes), <u32>line, 0);
+}

@@ -6,12 +6,12 @@
 // the opcheck (cli/compare.ts).
 import fc from "fast-check";
 import { GpsimdError, ShapeFunctionError, Tensor, dtypeInfo, type Library } from "../host/index.js";
-import { openLibrary, requireOp } from "./library-source.js";
+import { openTarget } from "./library-source.js";
 import { CHECK } from "./specs.js";
 import { loadReference, type ReferenceFunction } from "./reference.js";
 import { kernelArguments, parseDTypeOption, scalarValue, describeArguments, nth, type ValueSpec } from "./inputs.js";
 import { compareOutput, opcheck, unflatten, writerOf, type Tolerance } from "./compare.js";
-import { parseCommand, listOption, intOption, numberOption, UsageError, EXIT, DEFAULT_OUT, runtimeOptions, VALUE_KINDS, type ValueKind } from "./options.js";
+import { parseCommand, listOption, intOption, numberOption, UsageError, EXIT, VALUE_KINDS, type ValueKind } from "./options.js";
 import { progress } from "./progress.js";
 import { withShapeContext } from "../host/device/shape-context.js";
 import { shapeArguments } from "../host/library/arguments.js";
@@ -76,10 +76,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(CHECK, argv);
   if (!parsed) return EXIT.OK;
   const { values, positionals } = parsed;
-  if (positionals.length !== 2) throw new UsageError("gpsimd check: give a library and an operator (gpsimd check --help)");
-  const [ref, opName] = positionals;
-  const { library, reference: folderReference } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT, runtimeOptions(values));
-  requireOp(library, opName);
+  const { library, opName, reference: folderReference } = openTarget("check", positionals, values);
   const refFile = (values.ref as string | undefined) ?? folderReference;
   if (!refFile) throw new UsageError("gpsimd check: give the reference module with --ref");
   const reference = await loadReference(refFile, opName, values.export as string | undefined);

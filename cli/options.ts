@@ -78,6 +78,21 @@ export const INPUT_HELP = `
   --seed N         seed of the random input values (default 0)
   --arg V          value of a scalar (double / int64_t) argument, in order; repeat for each`;
 
+/** Options of run, check and profile that pick and build the <library> (a folder's variant, or how a folder or files build). */
+export const LIBRARY_OPTIONS: Options = {
+  variant: { type: "string" },
+  multicore: { type: "boolean" },
+  cflag: { type: "string", multiple: true },
+  out: { type: "string" },
+};
+
+/** Help lines for LIBRARY_OPTIONS. */
+export const LIBRARY_HELP = `
+  --variant V      the variant of a folder
+  --multicore      build a folder or files with multicore: true (default: variants named *multicore*)
+  --cflag F        extra_cflags entry for building a folder or files, e.g. -DSTACK_SIZE=65536 (repeat)
+  --out DIR        where a folder's or files' library is built (default ${DEFAULT_OUT})`;
+
 /** Options that set how the library is built and runs (custom_op.load's sanitize, cores, threads, checks). */
 export const RUNTIME_OPTIONS: Options = {
   sanitize: { type: "boolean" },

@@ -5,11 +5,11 @@
 import { writeFileSync } from "node:fs";
 import { profile, chromeTrace, GpsimdError, Tensor, DEVICES, INSTRUCTION_CLASSES, CYCLES_PER_INSTRUCTION, type ProfileResult, type DeviceName } from "../host/index.js";
 import type { CoreEstimate } from "../host/profiling/cost-model.js";
-import { openLibrary, requireOp } from "./library-source.js";
+import { openTarget } from "./library-source.js";
 import { PROFILE } from "./specs.js";
 import { kernelArguments, describeArguments } from "./inputs.js";
 import { valueKind } from "./run.js";
-import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT, DEFAULT_OUT, runtimeOptions } from "./options.js";
+import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT } from "./options.js";
 import { bytes, duration, table } from "./format.js";
 import { progress } from "./progress.js";
 
@@ -76,12 +76,9 @@ export function profileCommand(argv: string[]): number {
   const parsed = parseCommand(PROFILE, argv);
   if (!parsed) return EXIT.OK;
   const { values, positionals } = parsed;
-  if (positionals.length !== 2) throw new UsageError("gpsimd profile: give a library and an operator (gpsimd profile --help)");
-  const [ref, opName] = positionals;
   const device = (values.device as string | undefined) ?? "trn1";
   if (!(device in DEVICES)) throw new UsageError(`gpsimd profile: --device must be one of ${Object.keys(DEVICES).join(", ")}, got ${device}`);
-  const { library } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT, runtimeOptions(values));
-  requireOp(library, opName);
+  const { library, opName } = openTarget("profile", positionals, values);
   const kernel = library.ops.get(opName)!.kernel;
   const args = kernelArguments(kernel, listOption(values, "shape").map((s) => parseSizes(s)), listOption(values, "dtype"), listOption(values, "arg"), { kind: valueKind(values), seed: intOption(values, "seed", 0) });
   process.stdout.write(`${library.namespace}::${opName}(${describeArguments(args)})\n`);

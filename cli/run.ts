@@ -1,10 +1,10 @@
 // gpsimd run <library> <op> --shape ...: calls the operator once on random
 // inputs and prints a summary of the output.
 import { GpsimdError, type Tensor } from "../host/index.js";
-import { openLibrary, requireOp } from "./library-source.js";
+import { openTarget } from "./library-source.js";
 import { RUN } from "./specs.js";
 import { kernelArguments, describeArguments } from "./inputs.js";
-import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT, DEFAULT_OUT, runtimeOptions, VALUE_KINDS, type ValueKind } from "./options.js";
+import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT, VALUE_KINDS, type ValueKind } from "./options.js";
 import { duration } from "./format.js";
 
 /** Summary statistics of a tensor's values. */
@@ -42,10 +42,7 @@ export function runCommand(argv: string[]): number {
   const parsed = parseCommand(RUN, argv);
   if (!parsed) return EXIT.OK;
   const { values, positionals } = parsed;
-  if (positionals.length !== 2) throw new UsageError("gpsimd run: give a library and an operator (gpsimd run --help)");
-  const [ref, opName] = positionals;
-  const { library } = openLibrary(ref, { variant: values.variant as string | undefined }, (values.out as string | undefined) ?? DEFAULT_OUT, runtimeOptions(values));
-  requireOp(library, opName);
+  const { library, opName } = openTarget("run", positionals, values);
   const kernel = library.ops.get(opName)!.kernel;
   const args = kernelArguments(kernel, listOption(values, "shape").map((s) => parseSizes(s)), listOption(values, "dtype"), listOption(values, "arg"), { kind: valueKind(values), seed: intOption(values, "seed", 0) });
   process.stdout.write(`${library.namespace}::${opName}(${describeArguments(args)})${library.multicore ? ` on ${library.cores} cores` : ""}\n`);

@@ -1,19 +1,20 @@
 // The commands' help texts and options, apart from their code: --help
 // answers without loading the runtime (and the compiler it brings).
-import { DEFAULT_OUT, VALUE_KINDS, INPUT_OPTIONS, INPUT_HELP, RUNTIME_OPTIONS, RUNTIME_HELP, type CommandSpec } from "./options.js";
+import { DEFAULT_OUT, VALUE_KINDS, INPUT_OPTIONS, INPUT_HELP, LIBRARY_OPTIONS, LIBRARY_HELP, RUNTIME_OPTIONS, RUNTIME_HELP, type CommandSpec } from "./options.js";
 
 export const BUILD: CommandSpec = {
   name: "build",
   summary: "compile an operator folder (or kernel and shape files) into lib<name>.wasm",
   help: `
 usage: gpsimd build <op folder> [--variant V] [options]
-       gpsimd build <kernel.ts...> <shape.ts...> [--name N] [options]
+       gpsimd build <kernel.ts|.cpp...> <shape.ts|.cpp...> [--name N] [options]
 
 Compiles operator libraries and prints what was built, where, and the operators each registers.
-A folder is laid out like ops/<op>/ (register-<variant>.ts, <variant>.ts, shape.ts, reference.ts)
-or has a gpsimd.json manifest; without --variant every variant in it is built. With files,
-shape sources are those named shape*.ts / register*.ts, those that call NEURON_LIBRARY, and
-those given with --shape; the rest are kernel sources.
+A folder is laid out like ops/<op>/ (register-<variant>.ts, <variant>.ts, shape.ts, reference.ts),
+holds a C++ kernel (its .cpp files, shape.cpp calling NEURON_LIBRARY, reference.ts: one library
+named after the folder), or has a gpsimd.json manifest; without --variant every variant in it is
+built. With files, shape sources are those named shape*.ts / register*.ts / shape*.cpp, those
+that call NEURON_LIBRARY, and those given with --shape; the rest are kernel sources.
 
 options:
   --variant V      build only this variant (e.g. tcm for register-tcm.ts)
@@ -41,27 +42,29 @@ export const RUN: CommandSpec = {
   name: "run",
   summary: "call an operator on random inputs and summarise its output",
   help: `
-usage: gpsimd run <library> <op> --shape S [--shape S...] [options]
+usage: gpsimd run <library | files...> <op> --shape S [--shape S...] [options]
 
-<library> is a lib<name>.wasm file, an operator folder (built first; --variant picks one), or a
-shipped library name (relu_tcm, giou_multicore, ...).
+<library> is a lib<name>.wasm file, an operator folder (built first; --variant picks one), a
+shipped library name (relu_tcm, giou_multicore, ...), or kernel and shape files (built first, as
+gpsimd build <files...> builds them: e.g. relu.cpp shape.cpp).
 
 options:${INPUT_HELP}
-  --values K       how input values are drawn: ${VALUE_KINDS.join(", ")} (default normal)
-  --variant V      the variant of a folder
-  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})
+  --values K       how input values are drawn: ${VALUE_KINDS.join(", ")} (default normal)${LIBRARY_HELP}
   --show N         output values to print (default 8)${RUNTIME_HELP}
   -h, --help       this help
 
 exit codes: 0 ran, 1 the operator raised an error, 2 bad command line, 3 compile error, 4 load error`,
-  options: { ...INPUT_OPTIONS, values: { type: "string" }, variant: { type: "string" }, out: { type: "string" }, show: { type: "string" }, ...RUNTIME_OPTIONS },
+  options: { ...INPUT_OPTIONS, values: { type: "string" }, ...LIBRARY_OPTIONS, show: { type: "string" }, ...RUNTIME_OPTIONS },
 };
 
 export const CHECK: CommandSpec = {
   name: "check",
   summary: "verify an operator against a TypeScript reference on random shapes, dtypes and values",
   help: `
-usage: gpsimd check <library> <op> --ref <module> [options]
+usage: gpsimd check <library | files...> <op> --ref <module> [options]
+
+<library> is as for gpsimd run: a lib<name>.wasm file, an operator folder, a shipped library name,
+or kernel and shape files (e.g. giou.cpp shape.cpp).
 
 Calls the operator on random inputs and compares each output with the reference; a failure is
 shrunk to its smallest case (fast-check), with the first mismatching element and the core that
@@ -92,9 +95,7 @@ options:
   --seed N         seed of the case generator (default 1): the same seed tries the same cases
   --max-numel N    largest tensor a case may make (default 1048576)
   --atol X         absolute tolerance for floating-point outputs (default 1e-6)
-  --rtol X         relative tolerance (default 1e-5; 1e-2 for bfloat16 and float16 outputs)
-  --variant V      the variant of a folder
-  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})${RUNTIME_HELP}
+  --rtol X         relative tolerance (default 1e-5; 1e-2 for bfloat16 and float16 outputs)${LIBRARY_HELP}${RUNTIME_HELP}
   -h, --help       this help
 
 exit codes: 0 every case passed, 1 a mismatch, a kernel error or an opcheck failure (the smallest
@@ -102,7 +103,7 @@ case is printed), 2 bad command line, 3 compile error, 4 load error`,
   options: {
     ref: { type: "string" }, export: { type: "string" }, shape: { type: "string", multiple: true }, dtype: { type: "string", multiple: true },
     arg: { type: "string", multiple: true }, values: { type: "string", multiple: true }, runs: { type: "string" }, seed: { type: "string" }, "max-numel": { type: "string" },
-    atol: { type: "string" }, rtol: { type: "string" }, variant: { type: "string" }, out: { type: "string" }, ...RUNTIME_OPTIONS,
+    atol: { type: "string" }, rtol: { type: "string" }, ...LIBRARY_OPTIONS, ...RUNTIME_OPTIONS,
   },
 };
 
@@ -110,7 +111,10 @@ export const PROFILE: CommandSpec = {
   name: "profile",
   summary: "per-core timeline (Chrome trace JSON), bytes moved, load imbalance, estimated device time",
   help: `
-usage: gpsimd profile <library> <op> --shape S [--shape S...] [options]
+usage: gpsimd profile <library | files...> <op> --shape S [--shape S...] [options]
+
+<library> is as for gpsimd run: a lib<name>.wasm file, an operator folder, a shipped library name,
+or kernel and shape files.
 
 Times untraced calls, then traces calls (every TCM copy, stream refill/flush, TCM block and printf
 of every core, timestamped) and writes the median traced call as Chrome trace JSON: open it in
@@ -127,14 +131,12 @@ options:${INPUT_HELP}
   --device D       the device the estimate describes: trn1 (default; NeuronCore-v2, where custom
                    C++ operators run) or trn2 (an extrapolation: 1.2 GHz, the cores' own DMA)
   --no-count       do not count executed instructions in the traced calls (the compute term then
-                   comes from the bytes copied into TCM)
-  --variant V      the variant of a folder
-  --out DIR        where a folder's library is built (default ${DEFAULT_OUT})${RUNTIME_HELP}
+                   comes from the bytes copied into TCM)${LIBRARY_HELP}${RUNTIME_HELP}
   -h, --help       this help
 
 exit codes: 0 profiled, 1 the operator raised an error, 2 bad command line, 3 compile error, 4 load error`,
   options: {
     ...INPUT_OPTIONS, values: { type: "string" }, runs: { type: "string" }, "trace-runs": { type: "string" }, trace: { type: "string" },
-    device: { type: "string" }, "no-count": { type: "boolean" }, variant: { type: "string" }, out: { type: "string" }, ...RUNTIME_OPTIONS,
+    device: { type: "string" }, "no-count": { type: "boolean" }, ...LIBRARY_OPTIONS, ...RUNTIME_OPTIONS,
   },
 };

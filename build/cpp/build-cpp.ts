@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { readdirSync, statSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { compileOnce } from "../asc.js";
-import { ASSEMBLY_DIR } from "../paths.js";
+import { ASSEMBLY_DIR, cacheDir } from "../paths.js";
 import { makeRelocatable } from "../relocate.js";
 import { readSections, readDataSegments, SectionId } from "../wasm-reader.js";
 import { BUILD_BASE_A, BUILD_BASE_B } from "../../host/library/build-constants.js";
@@ -96,7 +96,8 @@ function buildRuntime(sanitize: boolean): Promise<Runtime | { messages: string[]
 }
 
 /**
- * The runtime from the disk cache (a file per version of assembly/ and sanitize setting, in the temp folder), or
+ * The runtime from the disk cache (a file per version of assembly/ and sanitize setting, in the per-user cache
+ * folder with the built libraries: not the temp folder, which is shared between users and may be cleared at boot), or
  * compiled and stored there: a process's first C++ build then skips the two asc compiles of the runtime.
  */
 async function cachedRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
@@ -109,7 +110,7 @@ async function cachedRuntime(sanitize: boolean): Promise<Runtime | { messages: s
     }
   };
   walk(ASSEMBLY_DIR);
-  const file = path.join(tmpdir(), "gpsimd-device-runtime", `${h.digest("hex").slice(0, 32)}.json`);
+  const file = path.join(runtimeCacheDir(), `${h.digest("hex").slice(0, 32)}.json`);
   try {
     const saved = JSON.parse(await readFile(file, "utf8")) as { a: string; b: string; dataBytes: number };
     return { a: Buffer.from(saved.a, "base64"), b: Buffer.from(saved.b, "base64"), dataBytes: saved.dataBytes };
@@ -122,6 +123,11 @@ async function cachedRuntime(sanitize: boolean): Promise<Runtime | { messages: s
   await writeFile(temp, text);
   await rename(temp, file); // atomic: a concurrent build reads the whole file or none
   return built;
+}
+
+/** Where compiled device runtimes are kept: <cache folder>/device-runtime ($GPSIMD_CACHE_DIR etc., build/paths.ts). */
+export function runtimeCacheDir(): string {
+  return path.join(cacheDir(), "device-runtime");
 }
 
 /** The runtime's entry re-exports the ABI from the package "gpsimd", so it shares the module instances of gpsimd's own files. */

@@ -20,8 +20,12 @@ export function clang(): Promise<RunClang> {
     if (process.env.GPSIMD_NO_CLANG === "1" || !resolvable()) {
       throw new MissingCompilerError(`C++ kernel sources need the C++ compiler package ${PACKAGE} (LLVM clang and lld as WebAssembly, about 100 MB): install it with \`npm install ${PACKAGE}\``);
     }
-    const mod = (await import(PACKAGE)) as { runClang: RunClang };
-    return mod.runClang;
+    const mod = (await import(PACKAGE)) as { runClang: (args: string[] | null, files: FileTree, options?: Parameters<RunClang>[2]) => Promise<FileTree> };
+    // Read the package's resources now, quietly: left to the first compile, it prints "yowasp-llvm: fetched N%" lines
+    // on stdout while it reads them from disk (its clang driver drops a fetchProgress option), in every process and
+    // even into a pipe; builds report their own progress (verbose).
+    await mod.runClang(null, {}, { fetchProgress: () => {} });
+    return mod.runClang as RunClang;
   })();
   return loaded;
 }

@@ -49,6 +49,10 @@ function metaTensorImports(handles: Handles, memory: () => WebAssembly.Memory): 
     // fill_ on a meta tensor has nothing to fill, as in TypeScript shape functions.
     gpsimd_fill: (h: number) => (handles.get(h, "fill_()"), h),
     gpsimd_fill_i: (h: number) => (handles.get(h, "fill_()"), h),
+    // assert() in a C++ shape function: a failed check of the shape function, not a data access.
+    gpsimd_assert_fail: (expr: number, exprLen: number, file: number, fileLen: number, line: number) => {
+      throw new Error(`assertion failed: ${readString(memory(), expr, exprLen)} (${readString(memory(), file, fileLen)}:${line})`);
+    },
   };
 }
 

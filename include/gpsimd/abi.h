@@ -82,15 +82,24 @@ GPSIMD_ABI_UNARY(bitwise_not)
 GPSIMD_ABI_BINARY(mul) GPSIMD_ABI_BINARY(div) GPSIMD_ABI_BINARY(pow) GPSIMD_ABI_BINARY(bitwise_and) GPSIMD_ABI_BINARY(bitwise_or)
 #undef GPSIMD_ABI_UNARY
 #undef GPSIMD_ABI_BINARY
-GPSIMD_ABI(gpsimd_add) uint32_t gpsimd_add(uint32_t result, uint32_t self, uint32_t other, double alpha);
-GPSIMD_ABI(gpsimd_sub) uint32_t gpsimd_sub(uint32_t result, uint32_t self, uint32_t other, double alpha);
-GPSIMD_ABI(gpsimd_add_scalar) uint32_t gpsimd_add_scalar(uint32_t result, uint32_t self, double other, double alpha);
-GPSIMD_ABI(gpsimd_sub_scalar) uint32_t gpsimd_sub_scalar(uint32_t result, uint32_t self, double other, double alpha);
-GPSIMD_ABI(gpsimd_mul_scalar) uint32_t gpsimd_mul_scalar(uint32_t result, uint32_t self, double other);
-GPSIMD_ABI(gpsimd_div_scalar) uint32_t gpsimd_div_scalar(uint32_t result, uint32_t self, double other);
-GPSIMD_ABI(gpsimd_pow_scalar) uint32_t gpsimd_pow_scalar(uint32_t result, uint32_t self, double other);
-GPSIMD_ABI(gpsimd_bitwise_and_scalar) uint32_t gpsimd_bitwise_and_scalar(uint32_t result, uint32_t self, int64_t other);
-GPSIMD_ABI(gpsimd_bitwise_or_scalar) uint32_t gpsimd_bitwise_or_scalar(uint32_t result, uint32_t self, int64_t other);
-GPSIMD_ABI(gpsimd_clamp) uint32_t gpsimd_clamp(uint32_t result, uint32_t self, double lo, double hi);
+// A torch::Scalar crosses as three numbers, GPSIMD_SCALAR_PARAMS: its value as double and as int64_t, and 1 when it
+// is integral (so an integral Scalar acts as an integer, a floating one as a double, as in AssemblyScript).
+#define GPSIMD_SCALAR_PARAMS(x) double x##_f, int64_t x##_i, int32_t x##_int
+GPSIMD_ABI(gpsimd_add) uint32_t gpsimd_add(uint32_t result, uint32_t self, uint32_t other, GPSIMD_SCALAR_PARAMS(alpha));
+GPSIMD_ABI(gpsimd_sub) uint32_t gpsimd_sub(uint32_t result, uint32_t self, uint32_t other, GPSIMD_SCALAR_PARAMS(alpha));
+GPSIMD_ABI(gpsimd_add_scalar) uint32_t gpsimd_add_scalar(uint32_t result, uint32_t self, GPSIMD_SCALAR_PARAMS(other), GPSIMD_SCALAR_PARAMS(alpha));
+GPSIMD_ABI(gpsimd_sub_scalar) uint32_t gpsimd_sub_scalar(uint32_t result, uint32_t self, GPSIMD_SCALAR_PARAMS(other), GPSIMD_SCALAR_PARAMS(alpha));
+GPSIMD_ABI(gpsimd_mul_scalar) uint32_t gpsimd_mul_scalar(uint32_t result, uint32_t self, GPSIMD_SCALAR_PARAMS(other));
+GPSIMD_ABI(gpsimd_div_scalar) uint32_t gpsimd_div_scalar(uint32_t result, uint32_t self, GPSIMD_SCALAR_PARAMS(other));
+GPSIMD_ABI(gpsimd_pow_scalar) uint32_t gpsimd_pow_scalar(uint32_t result, uint32_t self, GPSIMD_SCALAR_PARAMS(other));
+GPSIMD_ABI(gpsimd_bitwise_and_scalar) uint32_t gpsimd_bitwise_and_scalar(uint32_t result, uint32_t self, GPSIMD_SCALAR_PARAMS(other));
+GPSIMD_ABI(gpsimd_bitwise_or_scalar) uint32_t gpsimd_bitwise_or_scalar(uint32_t result, uint32_t self, GPSIMD_SCALAR_PARAMS(other));
+GPSIMD_ABI(gpsimd_scalar_pow) uint32_t gpsimd_scalar_pow(uint32_t result, GPSIMD_SCALAR_PARAMS(self), uint32_t exponent);
+GPSIMD_ABI(gpsimd_scalar_bitwise_and) uint32_t gpsimd_scalar_bitwise_and(uint32_t result, GPSIMD_SCALAR_PARAMS(self), uint32_t other);
+GPSIMD_ABI(gpsimd_scalar_bitwise_or) uint32_t gpsimd_scalar_bitwise_or(uint32_t result, GPSIMD_SCALAR_PARAMS(self), uint32_t other);
+GPSIMD_ABI(gpsimd_clamp) uint32_t gpsimd_clamp(uint32_t result, uint32_t self, GPSIMD_SCALAR_PARAMS(lo), GPSIMD_SCALAR_PARAMS(hi));
+#undef GPSIMD_SCALAR_PARAMS
+// assert() of a kernel that failed: the expression and where, as bytes (no terminating zero needed).
+GPSIMD_ABI(gpsimd_assert_fail) void gpsimd_assert_fail(const char* expr, int32_t expr_bytes, const char* file, int32_t file_bytes, int32_t line);
 }
 #undef GPSIMD_ABI

@@ -6,15 +6,96 @@
 //
 // A Tensor is the address of its descriptor; accessors, partial indexes
 // (acc[i] of a 2-d accessor) and streams are runtime handles. Element types
-// are float, double, int64_t, int32_t, int16_t, uint16_t (bfloat16/float16
-// bits), int8_t, uint8_t.
+// are float, double, int64_t, int32_t, int16_t, int8_t, uint8_t, and for
+// bfloat16/float16 tensors c10::BFloat16 / c10::Half (also torch:: and at::)
+// or uint16_t (their bits).
 #pragma once
 #include <stdint.h>
 #include <stddef.h>
 #include <initializer_list>
+#include <type_traits>
+#include <assert.h>  // as libtorch's headers bring it (c10/macros/Macros.h): the API guide's kernels call assert()
 #include <gpsimd/abi.h>
 
+// assert() fails as an AssemblyScript assert does: a KernelAbortError naming the expression and the kernel's line (the
+// C library's __assert_fail would need WASI's stderr, which a kernel does not have). Including <assert.h> again
+// brings the C library's macro back; __assert_fail below then still aborts through the runtime.
+#undef assert
+#ifdef NDEBUG
+#define assert(x) ((void)0)
+#else
+#define assert(x) ((void)((x) || (gpsimd_assert_fail(#x, (int32_t)__builtin_strlen(#x), __FILE__, (int32_t)__builtin_strlen(__FILE__), __LINE__), 0)))
+#endif
+extern "C" __attribute__((weak, noreturn)) inline void __assert_fail(const char* expr, const char* file, int line, const char*) {
+  gpsimd_assert_fail(expr, (int32_t)__builtin_strlen(expr), file, (int32_t)__builtin_strlen(file), line);
+  __builtin_unreachable();
+}
+
+namespace c10 {
+namespace detail {
+inline uint32_t f32_bits(float f) { uint32_t u; __builtin_memcpy(&u, &f, 4); return u; }
+inline float bits_f32(uint32_t u) { float f; __builtin_memcpy(&f, &u, 4); return f; }
+// The conversions of gpsimd's host (host/device/dtype.ts), bit for bit: round to nearest even; NaN stays NaN
+// (quieted, sign and top payload bits kept); overflow rounds to infinity; float16 subnormals and underflow exact.
+inline uint16_t f32_to_bf16(float f) {
+  uint32_t b = f32_bits(f);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((b >> 16) | 0x0040u);
+  return (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+inline float bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
+inline uint16_t f32_to_f16(float f) {
+  uint32_t b = f32_bits(f);
+  uint32_t sign = (b >> 16) & 0x8000u, exp = (b >> 23) & 0xffu, mant = b & 0x7fffffu;
+  if (exp == 0xff) return (uint16_t)(mant != 0 ? sign | 0x7e00u | (mant >> 13) : sign | 0x7c00u);
+  int32_t e = (int32_t)exp - 127;
+  if (e > 15) return (uint16_t)(sign | 0x7c00u);
+  if (e >= -14) {
+    uint32_t h = ((uint32_t)(e + 15) << 10) | (mant >> 13), rem = mant & 0x1fffu;
+    return (uint16_t)(sign | (rem > 0x1000u || (rem == 0x1000u && (h & 1u)) ? h + 1 : h));
+  }
+  if (e < -25) return (uint16_t)sign;
+  uint32_t m = mant | 0x800000u, shift = (uint32_t)(-e - 1), h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+  return (uint16_t)(sign | (rem > half || (rem == half && (h & 1u)) ? h + 1 : h));
+}
+inline float f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  if (exp == 0x1f) return bits_f32(sign | 0x7f800000u | (mant << 13));
+  if (exp != 0) return bits_f32(sign | ((exp + 112) << 23) | (mant << 13));
+  if (mant == 0) return bits_f32(sign);
+  uint32_t e = 113;
+  while ((mant & 0x400u) == 0) { mant <<= 1; e--; }
+  return bits_f32(sign | (e << 23) | ((mant & 0x3ffu) << 13));
+}
+}  // namespace detail
+
+/** bfloat16 (torch::kBFloat16) as PyTorch's c10::BFloat16: the bits in x; converts to and from float. */
+struct BFloat16 {
+  uint16_t x;
+  struct from_bits_t {};
+  static constexpr from_bits_t from_bits() { return from_bits_t(); }
+  BFloat16() = default;
+  constexpr BFloat16(uint16_t bits, from_bits_t) : x(bits) {}
+  BFloat16(float v) : x(detail::f32_to_bf16(v)) {}
+  operator float() const { return detail::bf16_to_f32(x); }
+};
+
+/** float16 (torch::kHalf) as PyTorch's c10::Half: the bits in x; converts to and from float. */
+struct Half {
+  uint16_t x;
+  struct from_bits_t {};
+  static constexpr from_bits_t from_bits() { return from_bits_t(); }
+  Half() = default;
+  constexpr Half(uint16_t bits, from_bits_t) : x(bits) {}
+  Half(float v) : x(detail::f32_to_f16(v)) {}
+  operator float() const { return detail::f16_to_f32(x); }
+};
+}  // namespace c10
+
+namespace at { using c10::BFloat16; using c10::Half; }
+
 namespace torch {
+using c10::BFloat16;
+using c10::Half;
 
 /** Scalar types, numbered as in gpsimd (host/device/dtype.ts). */
 enum class ScalarType : int32_t { Float = 0, BFloat16 = 1, Half = 2, Int = 3, Char = 4, Long = 5, Short = 6, Byte = 7 };
@@ -34,6 +115,8 @@ class Scalar {
   Scalar(long long v) : d_((double)v), i_(v), integral_(true) {}
   Scalar(unsigned long v) : d_((double)v), i_((int64_t)v), integral_(true) {}
   Scalar(unsigned long long v) : d_((double)v), i_((int64_t)v), integral_(true) {}
+  Scalar(c10::BFloat16 v) : Scalar((float)v) {}
+  Scalar(c10::Half v) : Scalar((float)v) {}
   double toDouble() const { return d_; }
   float toFloat() const { return (float)d_; }
   int64_t toLong() const { return i_; }
@@ -48,7 +131,12 @@ class Scalar {
 };
 
 namespace detail {
-template <class T> struct Elem;
+/** Element types the runtime has; any other (long included: 32 bits in WebAssembly, 64 on the device) is a compile error saying so. */
+template <class T> struct Elem {
+  static_assert(sizeof(T) == 0, "tensor element types are float, double, int64_t, int32_t, int16_t, int8_t, char, uint8_t, uint16_t, "
+                                "c10::BFloat16 and c10::Half; 'long' is 32 bits in gpsimd's WebAssembly build (64 on the device): "
+                                "write int64_t for int64 (kLong) elements");
+};
 #define GPSIMD_ELEM(C, S) template <> struct Elem<C> { \
   static void to_tcm(uint32_t t, const void* p, int64_t o, int64_t n) { gpsimd_to_tcm_##S(t, p, o, n); } \
   static void from_tcm(uint32_t t, const void* p, int64_t o, int64_t n) { gpsimd_from_tcm_##S(t, p, o, n); } \
@@ -66,8 +154,26 @@ template <class T> struct Elem;
 GPSIMD_ELEM(float, f32) GPSIMD_ELEM(double, f64) GPSIMD_ELEM(int64_t, i64) GPSIMD_ELEM(int32_t, i32)
 GPSIMD_ELEM(int16_t, i16) GPSIMD_ELEM(uint16_t, u16) GPSIMD_ELEM(int8_t, i8) GPSIMD_ELEM(uint8_t, u8)
 #undef GPSIMD_ELEM
+/** bfloat16 and float16 elements: the runtime moves their bits (u16), as for an AssemblyScript kernel's u16. */
+template <class H> struct Elem16 {
+  static H of(uint16_t bits) { return H(bits, H::from_bits()); }
+  static void to_tcm(uint32_t t, const void* p, int64_t o, int64_t n) { gpsimd_to_tcm_u16(t, p, o, n); }
+  static void from_tcm(uint32_t t, const void* p, int64_t o, int64_t n) { gpsimd_from_tcm_u16(t, p, o, n); }
+  static uint32_t open(uint32_t t, int32_t rank) { return gpsimd_acc_open_u16(t, rank); }
+  static H get(uint32_t a, int64_t i) { return of(gpsimd_acc_get_u16(a, i)); }
+  static void set(uint32_t a, int64_t i, H v) { gpsimd_acc_set_u16(a, i, v.x); }
+  static H row_get(uint32_t h, int64_t j) { return of(gpsimd_row_get_u16(h, j)); }
+  static void row_set(uint32_t h, int64_t j, H v) { gpsimd_row_set_u16(h, j, v.x); }
+  static uint32_t read_open(uint32_t t) { return gpsimd_read_open_u16(t); }
+  static H read(uint32_t s) { return of(gpsimd_read_u16(s)); }
+  static int32_t read_close(uint32_t s) { return gpsimd_read_close_u16(s); }
+  static uint32_t write_open(uint32_t t) { return gpsimd_write_open_u16(t); }
+  static void write(uint32_t s, H v) { gpsimd_write_u16(s, v.x); }
+  static int32_t write_close(uint32_t s) { return gpsimd_write_close_u16(s); }
+};
+template <> struct Elem<c10::BFloat16> : Elem16<c10::BFloat16> {};
+template <> struct Elem<c10::Half> : Elem16<c10::Half> {};
 template <class T> struct Elem<const T> : Elem<T> {};
-template <> struct Elem<long> : Elem<int64_t> {};
 template <> struct Elem<char> : Elem<int8_t> {};
 
 /** One element reached through an accessor: reads and writes go through the runtime's checks. */
@@ -75,13 +181,17 @@ template <class T, bool Row>
 class ElementRef {
  public:
   ElementRef(uint32_t h, int64_t i) : h_(h), i_(i) {}
-  operator T() const { return Row ? Elem<T>::row_get(h_, i_) : Elem<T>::get(h_, i_); }
+  T value() const { return Row ? Elem<T>::row_get(h_, i_) : Elem<T>::get(h_, i_); }
+  operator T() const { return value(); }
+  /** A BFloat16 or Half element also reads as float, as PyTorch's accessors' Half& does (one conversion, not two). */
+  template <class U = T, class = typename std::enable_if<std::is_class<U>::value>::type>
+  operator float() const { return (float)value(); }
   ElementRef& operator=(T v) { if (Row) Elem<T>::row_set(h_, i_, v); else Elem<T>::set(h_, i_, v); return *this; }
-  ElementRef& operator=(const ElementRef& o) { return *this = (T)o; }
-  ElementRef& operator+=(T v) { return *this = (T)*this + v; }
-  ElementRef& operator-=(T v) { return *this = (T)*this - v; }
-  ElementRef& operator*=(T v) { return *this = (T)*this * v; }
-  ElementRef& operator/=(T v) { return *this = (T)*this / v; }
+  ElementRef& operator=(const ElementRef& o) { return *this = o.value(); }
+  ElementRef& operator+=(T v) { return *this = T(value() + v); }
+  ElementRef& operator-=(T v) { return *this = T(value() - v); }
+  ElementRef& operator*=(T v) { return *this = T(value() * v); }
+  ElementRef& operator/=(T v) { return *this = T(value() / v); }
  private:
   uint32_t h_;
   int64_t i_;
@@ -139,26 +249,40 @@ class TensorTcmAccessor {
   uint32_t t_;
 };
 
-/** Sequential reader through a 4 KB TCM cache. Single-core only. */
-template <class T>
-class TensorReadStreamAccessor {
+/**
+ * A stream is closed by close() or by going out of scope, as on the device (the API guide's streaming example never
+ * calls close()): the destructor closes a stream that is still open. Streams move and do not copy, so one stream is
+ * closed once; a second close() is the runtime's closed-stream error, as in AssemblyScript.
+ */
+template <class T, bool Write>
+class StreamHandle {
  public:
-  explicit TensorReadStreamAccessor(uint32_t s) : s_(s) {}
-  T read() { return detail::Elem<T>::read(s_); }
-  int close() { return detail::Elem<T>::read_close(s_); }
- private:
+  explicit StreamHandle(uint32_t s) : s_(s), open_(true) {}
+  StreamHandle(StreamHandle&& o) : s_(o.s_), open_(o.open_) { o.open_ = false; }
+  StreamHandle(const StreamHandle&) = delete;
+  StreamHandle& operator=(const StreamHandle&) = delete;
+  ~StreamHandle() { if (open_) close(); }
+  int close() { open_ = false; return Write ? detail::Elem<T>::write_close(s_) : detail::Elem<T>::read_close(s_); }
+ protected:
   uint32_t s_;
+ private:
+  bool open_;
 };
 
-/** Sequential writer through a 4 KB TCM cache; close() flushes. Single-core only. */
+/** Sequential reader through a 4 KB TCM cache. Single-core only. */
 template <class T>
-class TensorWriteStreamAccessor {
+class TensorReadStreamAccessor : public StreamHandle<T, false> {
  public:
-  explicit TensorWriteStreamAccessor(uint32_t s) : s_(s) {}
-  void write(T v) { detail::Elem<T>::write(s_, v); }
-  int close() { return detail::Elem<T>::write_close(s_); }
- private:
-  uint32_t s_;
+  explicit TensorReadStreamAccessor(uint32_t s) : StreamHandle<T, false>(s) {}
+  T read() { return detail::Elem<T>::read(this->s_); }
+};
+
+/** Sequential writer through a 4 KB TCM cache; close() (or the end of its scope) flushes. Single-core only. */
+template <class T>
+class TensorWriteStreamAccessor : public StreamHandle<T, true> {
+ public:
+  explicit TensorWriteStreamAccessor(uint32_t s) : StreamHandle<T, true>(s) {}
+  void write(T v) { detail::Elem<T>::write(this->s_, v); }
 };
 
 /** How potentially incoherent accessor use on a tensor is treated. */
@@ -173,6 +297,12 @@ class IntArrayRef {
   IntArrayRef(std::initializer_list<int64_t> l) : t_(0), list_(l.begin()), n_((int32_t)l.size()) {}
   int64_t operator[](size_t d) const { return list_ ? list_[d] : gpsimd_size(t_, (int32_t)d); }
   size_t size() const { return (size_t)n_; }
+  bool operator==(const IntArrayRef& o) const {
+    if (size() != o.size()) return false;
+    for (size_t d = 0; d < size(); d++) if ((*this)[d] != o[d]) return false;
+    return true;
+  }
+  bool operator!=(const IntArrayRef& o) const { return !(*this == o); }
   /** Copies the sizes into out (at least 8 entries); returns how many. */
   int32_t copy_to(int64_t* out) const { for (int32_t d = 0; d < n_ && d < 8; d++) out[d] = (*this)[d]; return n_; }
  private:
@@ -241,25 +371,29 @@ GPSIMD_UNARY(log) GPSIMD_UNARY(log2) GPSIMD_UNARY(log10) GPSIMD_UNARY(exp) GPSIM
   inline Tensor& op##_out(Tensor& result, const Tensor& self, const Tensor& other) { gpsimd_##op(result.gpsimd_handle(), self.gpsimd_handle(), other.gpsimd_handle()); return result; }
 GPSIMD_BINARY(mul) GPSIMD_BINARY(div) GPSIMD_BINARY(pow) GPSIMD_BINARY(bitwise_and) GPSIMD_BINARY(bitwise_or)
 #undef GPSIMD_BINARY
+// A Scalar as the runtime takes it: as double, as int64_t, and whether it is integral (gpsimd/abi.h).
+#define GPSIMD_S(x) (x).toDouble(), (x).toLong(), (int32_t)(x).isIntegral()
 #define GPSIMD_SCALAR(op) \
-  inline Tensor op(const Tensor& self, Scalar other) { return detail::T(gpsimd_##op##_scalar(0, self.gpsimd_handle(), other.toDouble())); } \
-  inline Tensor& op##_out(Tensor& result, const Tensor& self, Scalar other) { gpsimd_##op##_scalar(result.gpsimd_handle(), self.gpsimd_handle(), other.toDouble()); return result; }
-GPSIMD_SCALAR(mul) GPSIMD_SCALAR(div) GPSIMD_SCALAR(pow)
+  inline Tensor op(const Tensor& self, Scalar other) { return detail::T(gpsimd_##op##_scalar(0, self.gpsimd_handle(), GPSIMD_S(other))); } \
+  inline Tensor& op##_out(Tensor& result, const Tensor& self, Scalar other) { gpsimd_##op##_scalar(result.gpsimd_handle(), self.gpsimd_handle(), GPSIMD_S(other)); return result; }
+GPSIMD_SCALAR(mul) GPSIMD_SCALAR(div) GPSIMD_SCALAR(pow) GPSIMD_SCALAR(bitwise_and) GPSIMD_SCALAR(bitwise_or)
 #undef GPSIMD_SCALAR
-#define GPSIMD_BITWISE_SCALAR(op) \
-  inline Tensor op(const Tensor& self, Scalar other) { return detail::T(gpsimd_##op##_scalar(0, self.gpsimd_handle(), other.toLong())); } \
-  inline Tensor& op##_out(Tensor& result, const Tensor& self, Scalar other) { gpsimd_##op##_scalar(result.gpsimd_handle(), self.gpsimd_handle(), other.toLong()); return result; }
-GPSIMD_BITWISE_SCALAR(bitwise_and) GPSIMD_BITWISE_SCALAR(bitwise_or)
-#undef GPSIMD_BITWISE_SCALAR
+// Scalar-first forms: torch::pow(2, t) is 2 to the power of each element; bitwise_and/or(Scalar, Tensor).
+#define GPSIMD_SCALAR_FIRST(op) \
+  inline Tensor op(Scalar self, const Tensor& other) { return detail::T(gpsimd_scalar_##op(0, GPSIMD_S(self), other.gpsimd_handle())); } \
+  inline Tensor& op##_out(Tensor& result, Scalar self, const Tensor& other) { gpsimd_scalar_##op(result.gpsimd_handle(), GPSIMD_S(self), other.gpsimd_handle()); return result; }
+GPSIMD_SCALAR_FIRST(pow) GPSIMD_SCALAR_FIRST(bitwise_and) GPSIMD_SCALAR_FIRST(bitwise_or)
+#undef GPSIMD_SCALAR_FIRST
 #define GPSIMD_ALPHA(op) \
-  inline Tensor op(const Tensor& self, const Tensor& other, Scalar alpha = 1) { return detail::T(gpsimd_##op(0, self.gpsimd_handle(), other.gpsimd_handle(), alpha.toDouble())); } \
-  inline Tensor& op##_out(Tensor& result, const Tensor& self, const Tensor& other, Scalar alpha = 1) { gpsimd_##op(result.gpsimd_handle(), self.gpsimd_handle(), other.gpsimd_handle(), alpha.toDouble()); return result; } \
-  inline Tensor op(const Tensor& self, Scalar other, Scalar alpha = 1) { return detail::T(gpsimd_##op##_scalar(0, self.gpsimd_handle(), other.toDouble(), alpha.toDouble())); } \
-  inline Tensor& op##_out(Tensor& result, const Tensor& self, Scalar other, Scalar alpha = 1) { gpsimd_##op##_scalar(result.gpsimd_handle(), self.gpsimd_handle(), other.toDouble(), alpha.toDouble()); return result; }
+  inline Tensor op(const Tensor& self, const Tensor& other, Scalar alpha = 1) { return detail::T(gpsimd_##op(0, self.gpsimd_handle(), other.gpsimd_handle(), GPSIMD_S(alpha))); } \
+  inline Tensor& op##_out(Tensor& result, const Tensor& self, const Tensor& other, Scalar alpha = 1) { gpsimd_##op(result.gpsimd_handle(), self.gpsimd_handle(), other.gpsimd_handle(), GPSIMD_S(alpha)); return result; } \
+  inline Tensor op(const Tensor& self, Scalar other, Scalar alpha = 1) { return detail::T(gpsimd_##op##_scalar(0, self.gpsimd_handle(), GPSIMD_S(other), GPSIMD_S(alpha))); } \
+  inline Tensor& op##_out(Tensor& result, const Tensor& self, Scalar other, Scalar alpha = 1) { gpsimd_##op##_scalar(result.gpsimd_handle(), self.gpsimd_handle(), GPSIMD_S(other), GPSIMD_S(alpha)); return result; }
 GPSIMD_ALPHA(add) GPSIMD_ALPHA(sub)
 #undef GPSIMD_ALPHA
-inline Tensor clamp(const Tensor& self, Scalar lo, Scalar hi) { return detail::T(gpsimd_clamp(0, self.gpsimd_handle(), lo.toDouble(), hi.toDouble())); }
-inline Tensor& clamp_out(Tensor& result, const Tensor& self, Scalar lo, Scalar hi) { gpsimd_clamp(result.gpsimd_handle(), self.gpsimd_handle(), lo.toDouble(), hi.toDouble()); return result; }
+inline Tensor clamp(const Tensor& self, Scalar lo, Scalar hi) { return detail::T(gpsimd_clamp(0, self.gpsimd_handle(), GPSIMD_S(lo), GPSIMD_S(hi))); }
+inline Tensor& clamp_out(Tensor& result, const Tensor& self, Scalar lo, Scalar hi) { gpsimd_clamp(result.gpsimd_handle(), self.gpsimd_handle(), GPSIMD_S(lo), GPSIMD_S(hi)); return result; }
+#undef GPSIMD_S
 
 namespace neuron {
 /** TCM from this core's 16 KB pool; nullptr when the pool cannot satisfy the request. */

@@ -10,12 +10,14 @@ import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
-  custom_op, ops, randn, tensor, shutdown, setOutput, TensorRangeError, CrossCoreWriteError, type Library, type LoadOptions,
+  custom_op, ops, randn, tensor, shutdown, setOutput, TensorRangeError, CrossCoreWriteError, AccessorRankError, KernelAbortError, type Library, type LoadOptions, type Tensor,
 } from "gpsimd";
-import { SEEDS_CPP, seedCpp, reluSource } from "../../examples/seeds-cpp.js";
+import { tensor_negate } from "../../ops/negate/reference.js";
+import { tensor_add } from "../../ops/add/reference.js";
+import { SEEDS_CPP, seedCpp, reluSource, kernelSource } from "../../examples/seeds-cpp.js";
 import { giouOf as giou } from "../../ops/giou/reference.js";
 import { w1Boxes } from "../../ops/giou/boxes.js";
-import { TEST_BUILD_DIR, values, floats } from "../helpers.js";
+import { TEST_BUILD_DIR, values, floats, expectGpsimdError } from "../helpers.js";
 
 const loaded: Library[] = [];
 afterEach(() => { loaded.splice(0).forEach((l) => l.unload()); });
@@ -38,7 +40,7 @@ function boxes(n: number, b: number) {
 describe("the seed files", () => {
   it("are the published text, byte for byte (SHA-256 as recorded in SOURCES.md)", () => {
     const sources = readFileSync(path.join(SEEDS_CPP, "SOURCES.md"), "utf8");
-    for (const file of ["giou.cpp", "shape.cpp", "relu-tcm.cpp", "relu-multicore.cpp"]) {
+    for (const file of ["giou.cpp", "shape.cpp", "relu-tcm.cpp", "relu-multicore.cpp", "negate-elementwise.cpp", "negate-shape.cpp", "negate-tcm.cpp", "add-accessor.cpp", "add-stream.cpp"]) {
       const sha = createHash("sha256").update(readFileSync(seedCpp(file))).digest("hex");
       expect(sources, file).toContain(`\`${file}\` | ${sha}`);
     }
@@ -112,6 +114,44 @@ describe("the tutorial's relu.cpp", () => {
     // The same diagnosis as the literal AssemblyScript port; each names its own kernel source, where it can.
     const place = / at \S+ \([^)]*\)/g;
     expect(e.message.replace(place, "")).toBe((port as Error).message.replaceAll("seed_relu::", "seed_relu_multicore::").replace(place, ""));
+  });
+});
+
+describe("the API guide's examples (Neuron SDK docs), unchanged", () => {
+  const dir = path.join(TEST_BUILD_DIR, "seeds-cpp");
+  const single = (name: string, compute: string, shape: string) => load({ name, compute_srcs: [compute], shape_srcs: [seedCpp(shape)], multicore: false, extra_cflags: [`-Dmy_ops=${name}`] });
+  const inputs = () => [1, 7, 1025, 3000].map((n, i) => randn([n], { seed: i }));
+  const negate = (lib: string) => (x: Tensor) => values(ops[lib].tensor_negate(x) as Tensor);
+  const add = (lib: string) => (a: Tensor, b: Tensor) => values(ops[lib].tensor_add(a, b) as Tensor);
+
+  it("the developer guide's tensor_negate_compute (element-wise accessor) and its NEURON_LIBRARY file match ops/negate/reference.ts", () => {
+    single("guide_negate_elementwise", seedCpp("negate-elementwise.cpp"), "negate-shape.cpp");
+    for (const x of inputs()) expect(negate("guide_negate_elementwise")(x)).toEqual(Array.from(tensor_negate(floats(x))));
+    // accessor<float, 1> is for 1-d tensors: a 2-d input is the accessor's rank error, naming the guide's line.
+    expectGpsimdError(() => ops.guide_negate_elementwise.tensor_negate(randn([3, 4])), AccessorRankError, "E_ACCESSOR_RANK", [`${seedCpp("negate-elementwise.cpp")}:`]);
+  });
+
+  it("the API reference's tensor_negate_compute with the TCM accessor matches ops/negate/reference.ts", () => {
+    single("guide_negate_tcm", kernelSource("negate-tcm.cpp", dir), "negate-shape.cpp");
+    for (const x of inputs()) expect(negate("guide_negate_tcm")(x)).toEqual(Array.from(tensor_negate(floats(x))));
+  });
+
+  it("the API reference's tensor_add_compute with element-wise accessors matches ops/add/reference.ts; its assert names its line", () => {
+    single("guide_add_accessor", kernelSource("add-accessor.cpp", dir), "add-shape.cpp");
+    for (const x of inputs()) {
+      const y = randn(x.sizes(), { seed: 9 });
+      expect(add("guide_add_accessor")(x, y)).toEqual(Array.from(tensor_add(floats(x), floats(y))));
+    }
+    expectGpsimdError(() => ops.guide_add_accessor.tensor_add(randn([5]), randn([6])), KernelAbortError, "E_ABORT",
+      ["guide_add_accessor::tensor_add (core 0): abort: assertion failed: t1.sizes() == t2.sizes()", `${seedCpp("add-accessor.cpp")}:3`]);
+  });
+
+  it("the API reference's tensor_add_compute with stream accessors (closed by going out of scope) matches ops/add/reference.ts", () => {
+    single("guide_add_stream", kernelSource("add-stream.cpp", dir), "add-shape.cpp");
+    for (const x of inputs()) {
+      const y = randn(x.sizes(), { seed: 9 });
+      expect(add("guide_add_stream")(x, y)).toEqual(Array.from(tensor_add(floats(x), floats(y))));
+    }
   });
 });
 
