@@ -91,7 +91,7 @@ describe("the other element types", () => {
   ];
   it.each(cases)("%s: tensor_to_tcm, accessor<T, 1>, read and write streams", (suffix, dtype, input, plusOne) => {
     const out = lib.call(`plus_one_${suffix}`, [tensor(input as never, [n], dtype)]) as Tensor;
-    expect(out.dtypeName).toBe(dtype);
+    expect(String(out.dtype)).toBe(dtype);
     expect(Array.from(out.data() as ArrayLike<number | bigint>)).toEqual(Array.from(input as ArrayLike<never>, plusOne));
   });
 });
