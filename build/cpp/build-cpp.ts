@@ -23,7 +23,8 @@ import { kernelExportsSource, DEFAULT_STACK_BYTES } from "./kernel-exports.js";
 import { compileCpp, linkCpp, CPP_INCLUDE_DIR } from "./clang-driver.js";
 export { isCppSource } from "./kernel-decls.js";
 import { readLineTable, lineTableSourceMap } from "./dwarf-lines.js";
-import { mergeRuntime } from "./post-link.js";
+import { mergeRuntime, instrumentKernel, stripDwarf } from "./post-link.js";
+import { atomicWaitMessage } from "../stop-polls.js";
 import { cflagConstants } from "../cflags.js";
 import type { RelocatableModule } from "../relocate.js";
 import type { KernelSignature } from "../signatures.js";
@@ -71,8 +72,11 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   if ("messages" in kernelB) return kernelB;
   const t3 = performance.now();
   const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm), compiled.sourceName);
+  // Stop polls in the kernel's own code; the DWARF goes (the source map has the lines).
+  const [polledA, polledB] = await Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap), instrumentKernel(stripDwarf(kernelB.wasm), null)]);
+  if (polledA.atomicWaits.length) return { messages: [`error: ${atomicWaitMessage(polledA.atomicWaits)}`] };
   const options = { sanitize: req.sanitize };
-  const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, kernelA.wasm, kernelMap, options), mergeRuntime(runtime.b, kernelB.wasm, null, options)]);
+  const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, polledA, options), mergeRuntime(runtime.b, polledB, options)]);
   const reloc = makeRelocatable(mergedA.wasm, mergedB.wasm, BUILD_BASE_A, BUILD_BASE_B);
   for (const [file, text] of headerTexts()) texts.set(file, text);
   const t4 = performance.now();
@@ -97,10 +101,11 @@ function buildRuntime(sanitize: boolean): Promise<Runtime | { messages: string[]
 
 /**
  * The runtime from the disk cache (a file per version of assembly/ and sanitize setting, in the temp folder), or
- * compiled and stored there: a process's first C++ build then skips the two asc compiles of the runtime.
+ * compiled and stored there: a process's first C++ build then skips the two asc compiles of the runtime. `format`
+ * changes with what the runtime must carry beyond assembly/ (3: the stop poll pass exports the stop word's global).
  */
 async function cachedRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
-  const h = createHash("sha256").update(JSON.stringify({ format: 2, sanitize, bases: [BUILD_BASE_A, BUILD_BASE_B], entry: RUNTIME_ENTRY_SOURCE }));
+  const h = createHash("sha256").update(JSON.stringify({ format: 3, sanitize, bases: [BUILD_BASE_A, BUILD_BASE_B], entry: RUNTIME_ENTRY_SOURCE }));
   const walk = (dir: string) => {
     for (const name of readdirSync(dir).sort()) {
       const file = path.join(dir, name);

@@ -1,11 +1,14 @@
-// Post-link steps on Binaryen: merge the device runtime and the C++ kernel
-// into one module (wasm-merge: the kernel's "gpsimd-abi" imports, its memory
-// included, become the runtime's functions and shared memory), then
+// Post-link steps on Binaryen: the kernel's own instrumentation (stop polls,
+// before it meets the runtime: instrumentKernel), the merge of the device
+// runtime and the C++ kernel into one module (wasm-merge: the kernel's
+// "gpsimd-abi" imports, its memory included, become the runtime's functions
+// and shared memory), then
 // instrumentKernelModule, where the wasm-level passes for any kernel module
 // run (sanitize today; the stop polls plug in here). Source maps go in and out
 // of each step, so a kernel's errors keep naming its .cpp lines.
 import binaryen from "binaryen";
 import { instrumentMemory, isGpsimdRuntime } from "../sanitize-pass.js";
+import { insertStopPolls } from "../stop-polls.js";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -31,9 +34,40 @@ async function withTemp<T>(f: (file: (name: string) => string) => Promise<T>): P
   try { return await f((name) => path.join(dir, name)); } finally { await rm(dir, { recursive: true, force: true }); }
 }
 
-/** The merged, instrumented kernel module: the runtime, then the kernel (without its DWARF: the source map has the lines). */
-export async function mergeRuntime(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string | null, options: KernelModuleOptions): Promise<MappedModule> {
-  const merged = await instrumentKernelModule(await merge(runtime, stripDwarf(kernel), kernelMap), options);
+/** The kernel after instrumentKernel, and the functions that hold an atomic wait (the build must refuse them). */
+export interface InstrumentedKernel extends MappedModule { atomicWaits: string[] }
+
+/**
+ * The C++ kernel's own instrumentation, on the linked kernel alone (so the runtime's functions, which asc polled
+ * already, get no second poll): stop polls (build/stop-polls.ts) that read the runtime's stop word, which the kernel
+ * imports and the merge joins to the runtime's. binaryen.js reads no source map, but it parses text carrying
+ * `;;@ file:line:column` annotations and writes a source map: so the kernel goes through wasm-dis (source map in,
+ * annotated text out), then binaryen.js. Build B goes the same way without a map, so both builds get the same code.
+ */
+export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | null): Promise<InstrumentedKernel> {
+  const text = await withTemp(async (f) => {
+    await writeFile(f("kernel.wasm"), kernel);
+    if (kernelMap !== null) await writeFile(f("kernel.map"), kernelMap);
+    const { stdout } = await run(process.execPath, [binaryenBin("wasm-dis"), f("kernel.wasm"), ...(kernelMap !== null ? ["-sm", f("kernel.map")] : []), ...FEATURES], { maxBuffer: 1 << 28 });
+    return stdout;
+  });
+  const debugInfo = binaryen.getDebugInfo();
+  binaryen.setDebugInfo(true); // keeps names and debug locations; a global setting of binaryen.js, restored below
+  const module = binaryen.parseText(text);
+  try {
+    module.setFeatures(binaryen.Features.All);
+    const { atomicWaits } = insertStopPolls(module, { stopWordFrom: ABI_MODULE });
+    const out = module.emitBinary(kernelMap !== null ? "kernel.map" : null);
+    return { wasm: out.binary, sourceMap: kernelMap !== null ? out.sourceMap : null, atomicWaits };
+  } finally {
+    module.dispose();
+    binaryen.setDebugInfo(debugInfo);
+  }
+}
+
+/** The merged, instrumented kernel module: the runtime, then the kernel (instrumentKernel's output). */
+export async function mergeRuntime(runtime: Uint8Array, kernel: MappedModule, options: KernelModuleOptions): Promise<MappedModule> {
+  const merged = await instrumentKernelModule(await merge(runtime, kernel.wasm, kernel.sourceMap), options);
   return options.sanitize ? sanitized(merged) : merged;
 }
 
