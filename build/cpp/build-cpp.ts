@@ -71,7 +71,7 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   if ("messages" in kernelA) return kernelA;
   if ("messages" in kernelB) return kernelB;
   const t3 = performance.now();
-  const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm), compiled.sourceName);
+  const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm, (file) => compiled.sourceName(file).startsWith("~lib/")), compiled.sourceName);
   // Stop polls in the kernel's own code; the DWARF goes (the source map has the lines).
   const [polledA, polledB] = await Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap), instrumentKernel(stripDwarf(kernelB.wasm), null)]);
   if (polledA.atomicWaits.length) return { messages: [`error: ${atomicWaitMessage(polledA.atomicWaits)}`] };

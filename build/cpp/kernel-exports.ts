@@ -5,6 +5,13 @@
 // runtime (so libc's printf, which would need WASI, is never linked).
 import type { CppKernel } from "./kernel-decls.js";
 
+/**
+ * The names wasm frames of the exports unit's wrappers have (gpsimd_kernel_X, its lld export shim
+ * gpsimd_kernel_X.command_export, gpsimd_call_X(...)); Binaryen inlines kernel X into them, so a frame so named is
+ * kernel X's: group 1.
+ */
+export const WRAPPER_FRAME = /^gpsimd_(?:kernel|call)_(\w+?)(?:\.command_export)?(?:\(.*\))?$/;
+
 /** Default C++ stack per launch, on the core's kernel heap (-DSTACK_SIZE=N raises it). */
 export const DEFAULT_STACK_BYTES = 64 * 1024;
 
