@@ -19,7 +19,7 @@ import { makeRelocatable } from "../relocate.js";
 import { readSections, readDataSegments, SectionId } from "../wasm-reader.js";
 import { BUILD_BASE_A, BUILD_BASE_B } from "../../host/library/build-constants.js";
 import { cppKernels, type CppKernel } from "./kernel-decls.js";
-import { kernelExportsSource, DEFAULT_STACK_BYTES } from "./kernel-exports.js";
+import { kernelExportsSource, cppStackBytes } from "./kernel-exports.js";
 import { compileCpp, linkCpp, CPP_INCLUDE_DIR } from "./clang-driver.js";
 export { isCppSource } from "./kernel-decls.js";
 import { readLineTable, lineTableSourceMap } from "./dwarf-lines.js";
@@ -59,7 +59,7 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   const runtime = await buildRuntime(req.sanitize);
   if ("messages" in runtime) return runtime;
   const t1 = performance.now();
-  const stack = Math.max(DEFAULT_STACK_BYTES, Number(cflagConstants(req.extraCflags).STACK_SIZE ?? 0) || 0);
+  const stack = cppStackBytes(Number(cflagConstants(req.extraCflags).STACK_SIZE ?? 0) || 0);
   const compiled = await compileCpp(req.computeSrcs, texts, kernelExportsSource(kernels, stack), req.extraCflags);
   if ("messages" in compiled) return compiled;
   const t2 = performance.now();

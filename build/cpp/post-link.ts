@@ -9,6 +9,7 @@
 import binaryen from "binaryen";
 import { instrumentMemory, isGpsimdRuntime } from "../sanitize-pass.js";
 import { insertStopPolls } from "../stop-polls.js";
+import { insertStackChecks } from "./stack-checks.js";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -40,7 +41,7 @@ export interface InstrumentedKernel extends MappedModule { atomicWaits: string[]
 /**
  * The C++ kernel's own instrumentation, on the linked kernel alone (so the runtime's functions, which asc polled
  * already, get no second poll): stop polls (build/stop-polls.ts) that read the runtime's stop word, which the kernel
- * imports and the merge joins to the runtime's. binaryen.js reads no source map, but it parses text carrying
+ * imports and the merge joins to the runtime's; and stack checks (stack-checks.ts). binaryen.js reads no source map, but it parses text carrying
  * `;;@ file:line:column` annotations and writes a source map: so the kernel goes through wasm-dis (source map in,
  * annotated text out), then binaryen.js. Build B goes the same way without a map, so both builds get the same code.
  */
@@ -57,6 +58,7 @@ export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | n
   try {
     module.setFeatures(binaryen.Features.All);
     const { atomicWaits } = insertStopPolls(module, { stopWordFrom: ABI_MODULE });
+    insertStackChecks(module, ABI_MODULE);
     const out = module.emitBinary(kernelMap !== null ? "kernel.map" : null);
     return { wasm: out.binary, sourceMap: kernelMap !== null ? out.sourceMap : null, atomicWaits };
   } finally {

@@ -168,7 +168,7 @@ export class KernelInstance {
           // An abort inside the standard library (a bad length, an index check) names the library file: the kernel's own line is on the stack.
           const found = this.locator?.locate(new Error().stack ?? "");
           const place = found?.file && !found.file.startsWith("~lib/") ? found : null;
-          const at = place ? `${place.function} (${place.file}:${place.line}:${place.column})` : raised;
+          const at = place ? `${functionName(place)} (${place.file}:${place.line}:${place.column})` : raised;
           throw new KernelAbortError("E_ABORT", `${site.op} (core ${site.core}): abort: ${text}${at ? ` at ${at}` : ""}${place && raisedFile?.startsWith("~lib/") ? `, raised in ${raised}` : ""}`, {
             op: site.op, core: site.core,
             details: { message: text, function: place ? functionName(place) : undefined, file: place?.file ?? raisedFile, line: place?.line ?? line, column: place?.column ?? column },
