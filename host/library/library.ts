@@ -2,6 +2,8 @@
 // operators, and the call path: check arguments, run the shape function,
 // allocate the output, run the kernel on one core (here) or on all cores
 // (the pool), then show printf output and warnings.
+import { isCppSource } from "../../build/cpp/kernel-decls.js";
+import { STOP_WORD_GLOBAL } from "../../build/stop-poll-names.js";
 import { hbm } from "../device/hbm.js";
 import { Tensor, checkDeviceLimits } from "../device/tensor.js";
 import { withShapeContext } from "../device/shape-context.js";
@@ -94,6 +96,11 @@ export class Library {
     private readonly pool: () => Pool,
   ) {
     this.settings = settings;
+    // Every kernel runs on the calling thread when the call is sync and single-core, so its code must be stop-polled:
+    // a C++ library built before C++ kernels were (its runtime does not export the stop word) must be rebuilt.
+    if (manifest.computeSrcs.some(isCppSource) && !WebAssembly.Module.exports(placed.module).some((e) => e.name === STOP_WORD_GLOBAL)) {
+      throw new LibraryFormatError("E_ABI", `${path} was built by an older gpsimd whose C++ kernels could not be stopped: rebuild it with custom_op.load`);
+    }
     for (const d of definitions) {
       const kernel = manifest.kernels.find((k) => k.name === d.kernel)!;
       this.ops.set(d.op, { qualifiedName: `${namespace}::${d.op}`, definition: d, kernel, index: this.ops.size });
