@@ -41,15 +41,28 @@ export interface InstrumentedKernel extends MappedModule { atomicWaits: string[]
 /**
  * The C++ kernel's own instrumentation, on the linked kernel alone (so the runtime's functions, which asc polled
  * already, get no second poll): stop polls (build/stop-polls.ts) that read the runtime's stop word, which the kernel
- * imports and the merge joins to the runtime's; and stack checks (stack-checks.ts). binaryen.js reads no source map, but it parses text carrying
- * `;;@ file:line:column` annotations and writes a source map: so the kernel goes through wasm-dis (source map in,
- * annotated text out), then binaryen.js. Build B goes the same way without a map, so both builds get the same code.
+ * imports and the merge joins to the runtime's; and stack checks (stack-checks.ts). Build B goes the same way
+ * without a map, so both builds get the same code.
  */
 export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | null): Promise<InstrumentedKernel> {
+  let atomicWaits: string[] = [];
+  const out = await withBinaryen({ wasm: kernel, sourceMap: kernelMap }, (module) => {
+    atomicWaits = insertStopPolls(module, { stopWordFrom: ABI_MODULE }).atomicWaits;
+    insertStackChecks(module, ABI_MODULE);
+  });
+  return { ...out, atomicWaits };
+}
+
+/**
+ * Runs a binaryen.js pass on a module, source map in and out. binaryen.js reads no source map, but it parses text
+ * carrying `;;@ file:line:column` annotations and writes a source map: so the module goes through wasm-dis (source
+ * map in, annotated text out), then binaryen.js.
+ */
+async function withBinaryen(m: MappedModule, pass: (module: binaryen.Module) => void): Promise<MappedModule> {
   const text = await withTemp(async (f) => {
-    await writeFile(f("kernel.wasm"), kernel);
-    if (kernelMap !== null) await writeFile(f("kernel.map"), kernelMap);
-    const { stdout } = await run(process.execPath, [binaryenBin("wasm-dis"), f("kernel.wasm"), ...(kernelMap !== null ? ["-sm", f("kernel.map")] : []), ...FEATURES], { maxBuffer: 1 << 28 });
+    await writeFile(f("in.wasm"), m.wasm);
+    if (m.sourceMap !== null) await writeFile(f("in.map"), m.sourceMap);
+    const { stdout } = await run(process.execPath, [binaryenBin("wasm-dis"), f("in.wasm"), ...(m.sourceMap !== null ? ["-sm", f("in.map")] : []), ...FEATURES], { maxBuffer: 1 << 30 });
     return stdout;
   });
   const debugInfo = binaryen.getDebugInfo();
@@ -57,10 +70,10 @@ export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | n
   const module = binaryen.parseText(text);
   try {
     module.setFeatures(binaryen.Features.All);
-    const { atomicWaits } = insertStopPolls(module, { stopWordFrom: ABI_MODULE });
-    insertStackChecks(module, ABI_MODULE);
-    const out = module.emitBinary(kernelMap !== null ? "kernel.map" : null);
-    return { wasm: out.binary, sourceMap: kernelMap !== null ? out.sourceMap : null, atomicWaits };
+    pass(module);
+    const out = module.emitBinary(m.sourceMap !== null ? "module.map" : null);
+    // Without the sourceMappingURL section that comes with the map, build A has the same sections as B.
+    return { wasm: withoutCustomSections(out.binary, (name) => name === "sourceMappingURL"), sourceMap: m.sourceMap !== null ? out.sourceMap : null };
   } finally {
     module.dispose();
     binaryen.setDebugInfo(debugInfo);
@@ -75,8 +88,9 @@ export async function mergeRuntime(runtime: Uint8Array, kernel: MappedModule, op
 
 /**
  * Sanitize mode: gpsimd's own memory instrumentation (build/sanitize-pass.ts, the same as for AssemblyScript kernels),
- * on the whole merged module, the runtime's functions (~lib/gpsimd/...) checked as the kernel library. It is a
- * binaryen.js pass, and binaryen.js reads no source map: sanitize builds of C++ kernels name functions, not lines.
+ * on the whole merged module, the runtime's functions (~lib/gpsimd/...) checked as the kernel library. It reads the
+ * binary directly (sanitizer reports name the function, not the line; withBinaryen would keep the map, for seconds
+ * of text round trip of the whole module).
  */
 function sanitized(m: MappedModule): MappedModule {
   const module = binaryen.readBinary(m.wasm);
@@ -137,7 +151,12 @@ export async function instrumentKernelModule(m: MappedModule, options: KernelMod
 
 /** The module without its DWARF sections (custom sections named .debug_*, all after the code: no offset moves). */
 export function stripDwarf(wasm: Uint8Array): Uint8Array {
-  const kept = readSections(wasm).filter((s) => !(s.id === SectionId.custom && customSectionName(wasm, s.contentStart).startsWith(".debug_")));
+  return withoutCustomSections(wasm, (name) => name.startsWith(".debug_"));
+}
+
+/** The module without the custom sections `drop` names (ones after the code, so that no offset moves). */
+function withoutCustomSections(wasm: Uint8Array, drop: (name: string) => boolean): Uint8Array {
+  const kept = readSections(wasm).filter((s) => !(s.id === SectionId.custom && drop(customSectionName(wasm, s.contentStart))));
   const parts = [wasm.subarray(0, 8), ...kept.map((s) => wasm.subarray(s.start, s.end))];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
