@@ -6,8 +6,10 @@
 // threads, errors) is the AssemblyScript path unchanged.
 //
 // Line tables: clang's DWARF line table of the kernel becomes a source map
-// (dwarf-lines.ts); Binaryen carries it through the merge and the post-link
-// passes (instrumentKernelModule), and the source locator reads the result.
+// (dwarf-lines.ts; code inlined from gpsimd's headers placed at the kernel
+// statement that called it); Binaryen carries it through the kernel's own
+// passes (instrumentKernel: stop polls, stack checks), the merge and the
+// post-link passes (instrumentKernelModule), and the source locator reads it.
 import { readFile, mkdtemp, writeFile, rm, mkdir, rename } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
@@ -72,7 +74,7 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   if ("messages" in kernelB) return kernelB;
   const t3 = performance.now();
   const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm, (file) => compiled.sourceName(file).startsWith("~lib/")), compiled.sourceName);
-  // Stop polls in the kernel's own code; the DWARF goes (the source map has the lines).
+  // Stop polls and stack checks in the kernel's own code; the DWARF goes (the source map has the lines).
   const [polledA, polledB] = await Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap), instrumentKernel(stripDwarf(kernelB.wasm), null)]);
   if (polledA.atomicWaits.length) return { messages: [`error: ${atomicWaitMessage(polledA.atomicWaits)}`] };
   const options = { sanitize: req.sanitize };

@@ -1,11 +1,10 @@
-// Post-link steps on Binaryen: the kernel's own instrumentation (stop polls,
-// before it meets the runtime: instrumentKernel), the merge of the device
-// runtime and the C++ kernel into one module (wasm-merge: the kernel's
-// "gpsimd-abi" imports, its memory included, become the runtime's functions
-// and shared memory), then
-// instrumentKernelModule, where the wasm-level passes for any kernel module
-// run (sanitize today; the stop polls plug in here). Source maps go in and out
-// of each step, so a kernel's errors keep naming its .cpp lines.
+// Post-link steps on Binaryen: the kernel's own instrumentation (stop polls
+// and stack checks, before it meets the runtime: instrumentKernel), the merge
+// of the device runtime and the C++ kernel into one module (wasm-merge: the
+// kernel's "gpsimd-abi" imports, its memory and stop word included, become the
+// runtime's), then instrumentKernelModule (-O3), and sanitize mode's
+// instrumentation. Source maps go in and out of each step (but sanitize's),
+// so a kernel's errors keep naming its .cpp lines.
 import binaryen from "binaryen";
 import { instrumentMemory, isGpsimdRuntime } from "../sanitize-pass.js";
 import { insertStopPolls } from "../stop-polls.js";
