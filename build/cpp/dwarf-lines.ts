@@ -26,7 +26,14 @@ export function readLineTable(wasm: Uint8Array, isLibrary: (file: string) => boo
   const files = new Map<number, string[]>();
   while (!r.atEnd) files.set(r.pos - start, readProgram(r, code.contentStart, rows));
   rows.sort((a, b) => a.offset - b.offset);
-  return atCallers(rows, readInlinedCalls(wasm, (offset) => files.get(offset) ?? []), isLibrary);
+  let calls: InlinedCall[];
+  try {
+    calls = readInlinedCalls(wasm, (offset) => files.get(offset) ?? []);
+  } catch (e) {
+    if (!(e instanceof WasmFormatError)) throw e;
+    calls = []; // a .debug_info this reader does not know: header code keeps the headers' lines
+  }
+  return atCallers(rows, calls, isLibrary);
 }
 
 /**
