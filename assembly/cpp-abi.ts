@@ -35,8 +35,29 @@ export function gpsimd_scalar_type(desc: usize): i32 { return T(desc).scalar_typ
 export function gpsimd_set_policy(desc: usize, policy: i32): void { T(desc).set_accessor_coherence_policy(policy); }
 export function gpsimd_get_policy(desc: usize): i32 { return T(desc).get_accessor_coherence_policy(); }
 
+/**
+ * The lowest address of the running C++ kernel's stack: the kernel imports it, and its stack checks
+ * (build/cpp/stack-checks.ts) call gpsimd_stack_overflow when the stack pointer would go below it.
+ */
+export let gpsimd_stack_limit: usize = 0;
+let stackBytes: usize = 0;
+
 /** A stack for the C++ kernel on this core's heap (emptied at every launch): returns its top. */
-export function gpsimd_stack(bytes: usize): usize { return heap.alloc(bytes) + bytes; }
+export function gpsimd_stack(bytes: usize): usize {
+  gpsimd_stack_limit = heap.alloc(bytes);
+  stackBytes = bytes;
+  return gpsimd_stack_limit + bytes;
+}
+
+// The host raises it as the trap an AssemblyScript kernel's overflow is (KernelTrapError E_TRAP, "stack overflow").
+@external("gpsimd", "stack_overflow")
+declare function host_stack_overflow(stackBytes: usize): void;
+
+/** The C++ kernel's stack is full: the frame it was making would overwrite the heap below. */
+export function gpsimd_stack_overflow(): void {
+  host_stack_overflow(stackBytes);
+  unreachable();
+}
 
 // Element-wise accessors: open (rank 0 = flat), flat get/set, and handles for acc[i][j] chains (as in accessor.ts).
 export function gpsimd_acc_row(desc: usize, i: i64): usize { return changetype<usize>(changetype<Accessor2<f32>>(desc)[i]); }

@@ -6,9 +6,13 @@
 // Contract (any kernel module: AssemblyScript or C++, before or after
 // optimisation; run it exactly once per module, on every build of a library):
 // - Adds a mutable i32 global `__gpsimd_stop_word` (0 at start) holding the
-//   address, in memory 0, of the i32 stop word of the core that runs; and an
-//   export `__gpsimd_set_stop_word(address: i32)`. The host calls it before
-//   every run (KernelInstance.run).
+//   address, in memory 0, of the i32 stop word of the core that runs, exported
+//   under its name; and an export `__gpsimd_set_stop_word(address: i32)`. The
+//   host calls it before every run (KernelInstance.run).
+// - Or, given `stopWordFrom` (a C++ kernel, polled before it is merged into the
+//   device runtime, whose functions asc already polled): imports that global
+//   from that module instead, so the merged module has one stop word and one
+//   setter.
 // - Adds an import `gpsimd.stop()` (no params, no results). A poll calls it
 //   when the stop word is not 0; the host throws there to stop the kernel, or
 //   returns (a late request for an earlier launch, which it clears).
@@ -62,8 +66,11 @@ function scan(body: number, imports: Set<string>, fn: string): { loops: number[]
   return { loops, calls, waits };
 }
 
+/** Where the stop word's global lives: here (default), or exported by the module named `stopWordFrom`. */
+export interface StopPollOptions { stopWordFrom?: string }
+
 /** Instruments every defined function of the module (see the contract above). */
-export function insertStopPolls(module: binaryen.Module): StopPollReport {
+export function insertStopPolls(module: binaryen.Module, options: StopPollOptions = {}): StopPollReport {
   const imports = new Set<string>();
   const defined: binaryen.FunctionRef[] = [];
   for (let i = 0; i < module.getNumFunctions(); i++) {
@@ -72,7 +79,12 @@ export function insertStopPolls(module: binaryen.Module): StopPollReport {
     if (info.module) imports.add(info.name);
     else defined.push(f);
   }
-  module.addGlobal(STOP_WORD_GLOBAL, binaryen.i32, true, module.i32.const(0));
+  if (options.stopWordFrom !== undefined) {
+    module.addGlobalImport(STOP_WORD_GLOBAL, options.stopWordFrom, STOP_WORD_GLOBAL, binaryen.i32, true);
+  } else {
+    module.addGlobal(STOP_WORD_GLOBAL, binaryen.i32, true, module.i32.const(0));
+    module.addGlobalExport(STOP_WORD_GLOBAL, STOP_WORD_GLOBAL);
+  }
   module.addFunctionImport(STOP_IMPORT_INTERNAL, STOP_IMPORT.module, STOP_IMPORT.name, binaryen.none, binaryen.none);
   const poll = () => module.if(module.i32.atomic.load(0, module.global.get(STOP_WORD_GLOBAL, binaryen.i32)), module.call(STOP_IMPORT_INTERNAL, [], binaryen.none));
   const report: StopPollReport = { loops: 0, entries: 0, atomicWaits: [] };
@@ -90,8 +102,10 @@ export function insertStopPolls(module: binaryen.Module): StopPollReport {
       report.entries++;
     }
   }
-  module.addFunction(SET_STOP_WORD_EXPORT, binaryen.i32, binaryen.none, [], module.global.set(STOP_WORD_GLOBAL, module.local.get(0, binaryen.i32)));
-  module.addFunctionExport(SET_STOP_WORD_EXPORT, SET_STOP_WORD_EXPORT);
+  if (options.stopWordFrom === undefined) {
+    module.addFunction(SET_STOP_WORD_EXPORT, binaryen.i32, binaryen.none, [], module.global.set(STOP_WORD_GLOBAL, module.local.get(0, binaryen.i32)));
+    module.addFunctionExport(SET_STOP_WORD_EXPORT, SET_STOP_WORD_EXPORT);
+  }
   return report;
 }
 

@@ -6,7 +6,7 @@ import { compileOnce } from "../build/asc.js";
 import { makeRelocatable, relocateCode, relocateData, toOriginalOffset, type RelocatableModule } from "../build/relocate.js";
 import { SectionId, decodeBody, readFunctionBodies, readSections } from "../build/wasm-reader.js";
 import { BUILD_BASE_A, BUILD_BASE_B } from "../host/library/build-constants.js";
-import { createSourceLocator, type SourceLocator } from "../host/checks/source-locator.js";
+import { createSourceLocator, functionName, type SourceLocator } from "../host/checks/source-locator.js";
 
 
 /**
@@ -254,5 +254,20 @@ describe("createSourceLocator on a hand-made module", () => {
     expect(createSourceLocator("{", offsetMap, wasm).locate(frame(1, g!))).toEqual({
       function: "k/g", file: null, line: 0, column: 0,
     });
+  });
+});
+
+describe("functionName", () => {
+  const name = (fn: string) => functionName({ function: fn, file: null, line: 0, column: 0 });
+  it("an AssemblyScript function without its module path", () => {
+    expect(name("work/k/relu/relu_forward")).toBe("relu_forward");
+  });
+  it("a C++ function without its parameters; a C++ kernel's generated wrappers as the kernel", () => {
+    expect(name("calls(long long)")).toBe("calls");
+    expect(name("torch::Tensor::numel() const")).toBe("torch::Tensor::numel");
+    expect(name("Box::operator()(float, float)")).toBe("Box::operator()");
+    expect(name("gpsimd_kernel_giou_forward.command_export")).toBe("giou_forward");
+    expect(name("gpsimd_kernel_giou")).toBe("giou");
+    expect(name("gpsimd_call_scale(unsigned int, double, long long)")).toBe("scale");
   });
 });

@@ -6,24 +6,28 @@
 // threads, errors) is the AssemblyScript path unchanged.
 //
 // Line tables: clang's DWARF line table of the kernel becomes a source map
-// (dwarf-lines.ts); Binaryen carries it through the merge and the post-link
-// passes (instrumentKernelModule), and the source locator reads the result.
+// (dwarf-lines.ts; code inlined from gpsimd's headers placed at the kernel
+// statement that called it); Binaryen carries it through the kernel's own
+// passes (instrumentKernel: stop polls, stack checks), the merge and the
+// post-link passes (instrumentKernelModule), and the source locator reads it.
 import { readFile, mkdtemp, writeFile, rm, mkdir, rename } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { readdirSync, statSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { compileOnce } from "../asc.js";
-import { ASSEMBLY_DIR, cacheDir } from "../paths.js";
+import { ASSEMBLY_DIR, BUILD_CODE_DIR, cacheDir } from "../paths.js";
+import { treeHash } from "../hash.js";
 import { makeRelocatable } from "../relocate.js";
 import { readSections, readDataSegments, SectionId } from "../wasm-reader.js";
 import { BUILD_BASE_A, BUILD_BASE_B } from "../../host/library/build-constants.js";
 import { cppKernels, type CppKernel } from "./kernel-decls.js";
-import { kernelExportsSource, DEFAULT_STACK_BYTES } from "./kernel-exports.js";
+import { kernelExportsSource, cppStackBytes } from "./kernel-exports.js";
 import { compileCpp, linkCpp, CPP_INCLUDE_DIR } from "./clang-driver.js";
 export { isCppSource } from "./kernel-decls.js";
 import { readLineTable, lineTableSourceMap } from "./dwarf-lines.js";
-import { mergeRuntime } from "./post-link.js";
+import { mergeRuntime, instrumentKernel, stripDwarf } from "./post-link.js";
+import { atomicWaitMessage } from "../stop-polls.js";
 import { cflagConstants } from "../cflags.js";
 import type { RelocatableModule } from "../relocate.js";
 import type { KernelSignature } from "../signatures.js";
@@ -58,7 +62,7 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   const runtime = await buildRuntime(req.sanitize);
   if ("messages" in runtime) return runtime;
   const t1 = performance.now();
-  const stack = Math.max(DEFAULT_STACK_BYTES, Number(cflagConstants(req.extraCflags).STACK_SIZE ?? 0) || 0);
+  const stack = cppStackBytes(Number(cflagConstants(req.extraCflags).STACK_SIZE ?? 0) || 0);
   const compiled = await compileCpp(req.computeSrcs, texts, kernelExportsSource(kernels, stack), req.extraCflags);
   if ("messages" in compiled) return compiled;
   const t2 = performance.now();
@@ -70,9 +74,12 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   if ("messages" in kernelA) return kernelA;
   if ("messages" in kernelB) return kernelB;
   const t3 = performance.now();
-  const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm), compiled.sourceName);
+  const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm, (file) => compiled.sourceName(file).startsWith("~lib/")), compiled.sourceName);
+  // Stop polls and stack checks in the kernel's own code; the DWARF goes (the source map has the lines).
+  const [polledA, polledB] = await Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap), instrumentKernel(stripDwarf(kernelB.wasm), null)]);
+  if (polledA.atomicWaits.length) return { messages: [`error: ${atomicWaitMessage(polledA.atomicWaits)}`] };
   const options = { sanitize: req.sanitize };
-  const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, kernelA.wasm, kernelMap, options), mergeRuntime(runtime.b, kernelB.wasm, null, options)]);
+  const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, polledA, options), mergeRuntime(runtime.b, polledB, options)]);
   const reloc = makeRelocatable(mergedA.wasm, mergedB.wasm, BUILD_BASE_A, BUILD_BASE_B);
   for (const [file, text] of headerTexts()) texts.set(file, text);
   const t4 = performance.now();
@@ -98,18 +105,12 @@ function buildRuntime(sanitize: boolean): Promise<Runtime | { messages: string[]
 /**
  * The runtime from the disk cache (a file per version of assembly/ and sanitize setting, in the per-user cache
  * folder with the built libraries: not the temp folder, which is shared between users and may be cleared at boot), or
- * compiled and stored there: a process's first C++ build then skips the two asc compiles of the runtime.
+ * compiled and stored there: a process's first C++ build then skips the two asc compiles of the runtime. The key
+ * covers the build step's own code too (the passes the runtime goes through), so a new gpsimd never reuses an old one.
  */
 async function cachedRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
-  const h = createHash("sha256").update(JSON.stringify({ format: 2, sanitize, bases: [BUILD_BASE_A, BUILD_BASE_B], entry: RUNTIME_ENTRY_SOURCE }));
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const file = path.join(dir, name);
-      if (statSync(file).isDirectory()) walk(file);
-      else h.update(name).update(readFileSync(file));
-    }
-  };
-  walk(ASSEMBLY_DIR);
+  const h = createHash("sha256").update(JSON.stringify({ sanitize, bases: [BUILD_BASE_A, BUILD_BASE_B], entry: RUNTIME_ENTRY_SOURCE }));
+  h.update(treeHash([ASSEMBLY_DIR, BUILD_CODE_DIR], [".ts", ".js"]));
   const file = path.join(runtimeCacheDir(), `${h.digest("hex").slice(0, 32)}.json`);
   try {
     const saved = JSON.parse(await readFile(file, "utf8")) as { a: string; b: string; dataBytes: number };

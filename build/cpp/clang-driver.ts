@@ -17,9 +17,12 @@ function findIncludeDir(from: string): string {
   }
 }
 
-/** Flags every kernel compiles with: the device's C++14, no exceptions or RTTI, wasm SIMD, line tables only. */
+/**
+ * Flags every kernel compiles with: the device's C++14, no exceptions or RTTI, wasm SIMD, line tables only; printf
+ * stays printf (clang turns printf("text\n") into libc's puts, which would need WASI; gpsimd defines printf only).
+ */
 const COMPILE_FLAGS = [
-  "--target=wasm32-wasip1", "-O3", "-msimd128", "-mbulk-memory", "-mnontrapping-fptoint", "-msign-ext",
+  "--target=wasm32-wasip1", "-O3", "-msimd128", "-mbulk-memory", "-mnontrapping-fptoint", "-msign-ext", "-fno-builtin-printf",
   "-gline-tables-only", "-gdwarf-4", "-fno-exceptions", "-fno-rtti", "-fno-threadsafe-statics", "-std=c++14", "-Iinclude",
   "-fdiagnostics-absolute-paths", "-fno-color-diagnostics", "-fno-caret-diagnostics",
 ];

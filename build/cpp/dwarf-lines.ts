@@ -4,12 +4,17 @@
 // form gpsimd's source locator already reads for AssemblyScript kernels and
 // the form Binaryen carries through its passes (wasm-merge/wasm-opt -ism/-osm).
 import { ByteReader, SectionId, readSections, WasmFormatError } from "../wasm-reader.js";
+import { readInlinedCalls, type InlinedCall } from "./dwarf-inlines.js";
 
 /** One row of the line table: a module byte offset and its source place (line 0: no source). */
 export interface LineRow { offset: number; file: string; line: number; column: number; }
 
-/** Reads the rows of every line program in the module's .debug_line, in address order. */
-export function readLineTable(wasm: Uint8Array): LineRow[] {
+/**
+ * Reads the rows of every line program in the module's .debug_line, in address order, with the code clang inlined
+ * from a library file (`isLibrary`: gpsimd's headers, libc++) placed at the statement of the kernel's own sources
+ * that called it (dwarf-inlines.ts): an error raised through a header's accessor or tcm_malloc names that line.
+ */
+export function readLineTable(wasm: Uint8Array, isLibrary: (file: string) => boolean = () => false): LineRow[] {
   const sections = readSections(wasm);
   const code = sections.find((s) => s.id === SectionId.code);
   const custom = (name: string) => sections.find((s) => s.id === SectionId.custom && customName(wasm, s.contentStart).name === name);
@@ -18,8 +23,32 @@ export function readLineTable(wasm: Uint8Array): LineRow[] {
   const start = customName(wasm, lines.contentStart).end;
   const r = new ByteReader(wasm, start, lines.end);
   const rows: LineRow[] = [];
-  while (!r.atEnd) readProgram(r, code.contentStart, rows);
-  return rows.sort((a, b) => a.offset - b.offset);
+  const files = new Map<number, string[]>();
+  while (!r.atEnd) files.set(r.pos - start, readProgram(r, code.contentStart, rows));
+  rows.sort((a, b) => a.offset - b.offset);
+  let calls: InlinedCall[];
+  try {
+    calls = readInlinedCalls(wasm, (offset) => files.get(offset) ?? []);
+  } catch (e) {
+    if (!(e instanceof WasmFormatError)) throw e;
+    calls = []; // a .debug_info this reader does not know: header code keeps the headers' lines
+  }
+  return atCallers(rows, calls, isLibrary);
+}
+
+/**
+ * Each row in a library file, inside inlined calls, moves to the innermost call site in a file that is not a
+ * library's (the header function called by another header function is followed out to the kernel's statement).
+ * Rows of the kernel's own files, inlined or not, keep their place (a trap in an inlined kernel helper names its line).
+ */
+function atCallers(rows: LineRow[], calls: InlinedCall[], isLibrary: (file: string) => boolean): LineRow[] {
+  if (!calls.length) return rows;
+  const innermostFirst = [...calls].sort((a, b) => b.depth - a.depth);
+  return rows.map((row) => {
+    if (row.line === 0 || !isLibrary(row.file)) return row;
+    const caller = innermostFirst.find((c) => !isLibrary(c.file) && c.ranges.some(([s, e]) => row.offset >= s && row.offset < e));
+    return caller ? { ...row, file: caller.file, line: caller.line, column: caller.column } : row;
+  });
 }
 
 function customName(wasm: Uint8Array, at: number): { name: string; end: number } {
@@ -41,8 +70,8 @@ function cstring(r: ByteReader): string {
   return new TextDecoder().decode(r.bytes.subarray(from, r.pos - 1));
 }
 
-/** Decodes one DWARF 4 line program (32-bit format), appending its rows. */
-function readProgram(r: ByteReader, codeStart: number, rows: LineRow[]): void {
+/** Decodes one DWARF 4 line program (32-bit format), appending its rows; returns its file table (index 0 unused). */
+function readProgram(r: ByteReader, codeStart: number, rows: LineRow[]): string[] {
   const length = u32le(r);
   const end = r.pos + length;
   const version = u16(r);
@@ -91,6 +120,7 @@ function readProgram(r: ByteReader, codeStart: number, rows: LineRow[]): void {
     else for (let i = 0; i < opLengths[op - 1]; i++) r.u32();
   }
   r.pos = end;
+  return files;
 }
 
 const VLQ = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

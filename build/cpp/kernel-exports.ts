@@ -5,8 +5,22 @@
 // runtime (so libc's printf, which would need WASI, is never linked).
 import type { CppKernel } from "./kernel-decls.js";
 
+/**
+ * The names wasm frames of the exports unit's wrappers have (gpsimd_kernel_X, its lld export shim
+ * gpsimd_kernel_X.command_export, gpsimd_call_X(...)); Binaryen inlines kernel X into them, so a frame so named is
+ * kernel X's: group 1.
+ */
+export const WRAPPER_FRAME = /^gpsimd_(?:kernel|call)_(\w+?)(?:\.command_export)?(?:\(.*\))?$/;
+
 /** Default C++ stack per launch, on the core's kernel heap (-DSTACK_SIZE=N raises it). */
 export const DEFAULT_STACK_BYTES = 64 * 1024;
+/** The largest stack a kernel may declare on the device (API.md: at most 400 KB); the rest of -DSTACK_SIZE is heap. */
+export const MAX_STACK_BYTES = 400 * 1024;
+
+/** The C++ stack for a STACK_SIZE (0: not given): between the default and the device's largest. */
+export function cppStackBytes(stackSize: number): number {
+  return Math.min(MAX_STACK_BYTES, Math.max(DEFAULT_STACK_BYTES, stackSize));
+}
 
 const RAW: Record<string, string> = { tensor: "uint32_t", f64: "double", f32: "float", i64: "int64_t", i32: "int32_t", bool: "int32_t" };
 

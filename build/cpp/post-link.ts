@@ -1,11 +1,14 @@
-// Post-link steps on Binaryen: merge the device runtime and the C++ kernel
-// into one module (wasm-merge: the kernel's "gpsimd-abi" imports, its memory
-// included, become the runtime's functions and shared memory), then
-// instrumentKernelModule, where the wasm-level passes for any kernel module
-// run (sanitize today; the stop polls plug in here). Source maps go in and out
-// of each step, so a kernel's errors keep naming its .cpp lines.
+// Post-link steps on Binaryen: the kernel's own instrumentation (stop polls
+// and stack checks, before it meets the runtime: instrumentKernel), the merge
+// of the device runtime and the C++ kernel into one module (wasm-merge: the
+// kernel's "gpsimd-abi" imports, its memory and stop word included, become the
+// runtime's), then instrumentKernelModule (-O3), and sanitize mode's
+// instrumentation. Source maps go in and out of each step (but sanitize's),
+// so a kernel's errors keep naming its .cpp lines.
 import binaryen from "binaryen";
 import { instrumentMemory, isGpsimdRuntime } from "../sanitize-pass.js";
+import { insertStopPolls } from "../stop-polls.js";
+import { insertStackChecks } from "./stack-checks.js";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -31,16 +34,62 @@ async function withTemp<T>(f: (file: (name: string) => string) => Promise<T>): P
   try { return await f((name) => path.join(dir, name)); } finally { await rm(dir, { recursive: true, force: true }); }
 }
 
-/** The merged, instrumented kernel module: the runtime, then the kernel (without its DWARF: the source map has the lines). */
-export async function mergeRuntime(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string | null, options: KernelModuleOptions): Promise<MappedModule> {
-  const merged = await instrumentKernelModule(await merge(runtime, stripDwarf(kernel), kernelMap), options);
+/** The kernel after instrumentKernel, and the functions that hold an atomic wait (the build must refuse them). */
+export interface InstrumentedKernel extends MappedModule { atomicWaits: string[] }
+
+/**
+ * The C++ kernel's own instrumentation, on the linked kernel alone (so the runtime's functions, which asc polled
+ * already, get no second poll): stop polls (build/stop-polls.ts) that read the runtime's stop word, which the kernel
+ * imports and the merge joins to the runtime's; and stack checks (stack-checks.ts). Build B goes the same way
+ * without a map, so both builds get the same code.
+ */
+export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | null): Promise<InstrumentedKernel> {
+  let atomicWaits: string[] = [];
+  const out = await withBinaryen({ wasm: kernel, sourceMap: kernelMap }, (module) => {
+    atomicWaits = insertStopPolls(module, { stopWordFrom: ABI_MODULE }).atomicWaits;
+    insertStackChecks(module, ABI_MODULE);
+  });
+  return { ...out, atomicWaits };
+}
+
+/**
+ * Runs a binaryen.js pass on a module, source map in and out. binaryen.js reads no source map, but it parses text
+ * carrying `;;@ file:line:column` annotations and writes a source map: so the module goes through wasm-dis (source
+ * map in, annotated text out), then binaryen.js.
+ */
+async function withBinaryen(m: MappedModule, pass: (module: binaryen.Module) => void): Promise<MappedModule> {
+  const text = await withTemp(async (f) => {
+    await writeFile(f("in.wasm"), m.wasm);
+    if (m.sourceMap !== null) await writeFile(f("in.map"), m.sourceMap);
+    const { stdout } = await run(process.execPath, [binaryenBin("wasm-dis"), f("in.wasm"), ...(m.sourceMap !== null ? ["-sm", f("in.map")] : []), ...FEATURES], { maxBuffer: 1 << 30 });
+    return stdout;
+  });
+  const debugInfo = binaryen.getDebugInfo();
+  binaryen.setDebugInfo(true); // keeps names and debug locations; a global setting of binaryen.js, restored below
+  const module = binaryen.parseText(text);
+  try {
+    module.setFeatures(binaryen.Features.All);
+    pass(module);
+    const out = module.emitBinary(m.sourceMap !== null ? "module.map" : null);
+    // Without the sourceMappingURL section that comes with the map, build A has the same sections as B.
+    return { wasm: withoutCustomSections(out.binary, (name) => name === "sourceMappingURL"), sourceMap: m.sourceMap !== null ? out.sourceMap : null };
+  } finally {
+    module.dispose();
+    binaryen.setDebugInfo(debugInfo);
+  }
+}
+
+/** The merged, instrumented kernel module: the runtime, then the kernel (instrumentKernel's output). */
+export async function mergeRuntime(runtime: Uint8Array, kernel: MappedModule, options: KernelModuleOptions): Promise<MappedModule> {
+  const merged = await instrumentKernelModule(await merge(runtime, kernel.wasm, kernel.sourceMap), options);
   return options.sanitize ? sanitized(merged) : merged;
 }
 
 /**
  * Sanitize mode: gpsimd's own memory instrumentation (build/sanitize-pass.ts, the same as for AssemblyScript kernels),
- * on the whole merged module, the runtime's functions (~lib/gpsimd/...) checked as the kernel library. It is a
- * binaryen.js pass, and binaryen.js reads no source map: sanitize builds of C++ kernels name functions, not lines.
+ * on the whole merged module, the runtime's functions (~lib/gpsimd/...) checked as the kernel library. It reads the
+ * binary directly (sanitizer reports name the function, not the line; withBinaryen would keep the map, for seconds
+ * of text round trip of the whole module).
  */
 function sanitized(m: MappedModule): MappedModule {
   const module = binaryen.readBinary(m.wasm);
@@ -101,7 +150,12 @@ export async function instrumentKernelModule(m: MappedModule, options: KernelMod
 
 /** The module without its DWARF sections (custom sections named .debug_*, all after the code: no offset moves). */
 export function stripDwarf(wasm: Uint8Array): Uint8Array {
-  const kept = readSections(wasm).filter((s) => !(s.id === SectionId.custom && customSectionName(wasm, s.contentStart).startsWith(".debug_")));
+  return withoutCustomSections(wasm, (name) => name.startsWith(".debug_"));
+}
+
+/** The module without the custom sections `drop` names (ones after the code, so that no offset moves). */
+function withoutCustomSections(wasm: Uint8Array, drop: (name: string) => boolean): Uint8Array {
+  const kept = readSections(wasm).filter((s) => !(s.id === SectionId.custom && drop(customSectionName(wasm, s.contentStart))));
   const parts = [wasm.subarray(0, 8), ...kept.map((s) => wasm.subarray(s.start, s.end))];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;

@@ -1,6 +1,8 @@
 // Finds the kernel source line of a trap from a WebAssembly stack trace, with asc's
 // source map of build A and the relocation's offset map (build/relocate.ts).
 import { toOriginalOffset } from "../../build/relocate.js";
+import { WRAPPER_FRAME } from "../../build/cpp/kernel-exports.js";
+import { isCppSource } from "../../build/cpp/kernel-decls.js";
 import { ByteReader, SectionId, readFunctionBodies, readImports, readSections, type Section } from "../../build/wasm-reader.js";
 
 /** A place in a kernel's sources. */
@@ -30,10 +32,20 @@ export function currentStack(): string {
   }
 }
 
-/** The function's own name: asc names functions by their module path ("work/k/relu/relu_forward"). */
+/**
+ * The function's own name: asc names functions by their module path ("work/k/relu/relu_forward"); a C++ frame is
+ * named as written, without its parameters ("calls(long long)" is calls), and a C++ kernel's generated wrapper,
+ * into which the kernel was inlined, as the kernel.
+ */
 export function functionName(place: SourcePlace): string {
-  return place.function.replace(/^[^<]*\//, "");
+  const wrapper = WRAPPER_FRAME.exec(place.function);
+  if (wrapper) return wrapper[1];
+  const cpp = CPP_SIGNATURE.exec(place.function);
+  return cpp ? cpp[1] : place.function.replace(/^[^<]*\//, "");
 }
+
+/** A demangled C++ signature: the qualified name, then the parameter list (and const). */
+const CPP_SIGNATURE = /^((?:operator\(\)|[^(])+)\(.*\)(?: const)?$/;
 
 /** " at fn (file:line:column)", or " at fn" for a place without a file. */
 export function describePlace(place: SourcePlace): string {
@@ -54,42 +66,79 @@ export function createSourceLocator(sourceMapJson: string, offsetMap: Uint32Arra
   const module = readModuleInfo(wasm);
 
   /**
-   * The source place of a frame. Binaryen leaves some instructions of a kernel function without a mapping (an
-   * integer division that traps, a call), and code inlined from the library maps to the library's lines: both
-   * belong to the kernel statement of the last mapping of the kernel's own sources before them in the function
-   * (a wasm instruction follows its operands, so that is the expression it computes or the statement that calls).
+   * Whether a function is the kernel's own (not the standard library's, gpsimd's kernel library, a C++ kernel's
+   * headers, libc or generated exports): its name is not ~lib/... and, with a source map, some instruction of its
+   * body maps to a kernel source (C++ libc pieces and gpsimd's exports unit keep plain names such as printf).
    */
-  const place = (index: number, offset: number): SourcePlace => {
+  const kernelFunctions = new Map<number, boolean>();
+  const isKernelFunction = (index: number, name: string): boolean => {
+    if (name.startsWith(LIBRARY_PREFIX)) return false;
+    const body = module.bodies[index - module.importedFunctions];
+    if (!map || !body) return true;
+    let owns = kernelFunctions.get(index);
+    if (owns === undefined) {
+      const [start, end] = [toOriginalOffset(offsetMap, body.start), toOriginalOffset(offsetMap, body.end)];
+      owns = false;
+      for (let i = Math.max(findSegment(map.segments, start), 0); i < map.segments.length && map.segments[i].column < end && !owns; i++) {
+        owns = map.segments[i].column >= start && isKernel(i);
+      }
+      kernelFunctions.set(index, owns);
+    }
+    return owns;
+  };
+  const isKernel = (i: number) => map!.segments[i].source >= 0 && !isLibraryFile(map!.files[map!.segments[i].source]);
+
+  /**
+   * The source place of a frame, and whether the frame is the kernel's own. Binaryen leaves some instructions of a
+   * kernel function without a mapping (an integer division that traps, a call), and code inlined from the library
+   * maps to the library's lines: both belong to the kernel statement of the last mapping of the kernel's own sources
+   * before them in the function (a wasm instruction follows its operands, so that is the expression it computes or
+   * the statement that calls). In a C++ kernel, a call Binaryen marked as having no line at all (the device
+   * runtime, which has no lines, inlined at a kernel statement: the C ABI entry and the call it makes) belongs to the
+   * expression that takes its result, which follows it: with `atCall`, such a frame takes the next mapping of the
+   * kernel's own .cpp sources in the body. (An AssemblyScript kernel's operands carry the statement's line.)
+   */
+  const place = (index: number, offset: number, atCall: boolean): Frame => {
     const name = module.names.get(index) ?? `wasm-function[${index}]`;
-    const unmapped = { function: name, file: null, line: 0, column: 0 };
+    const kernel = isKernelFunction(index, name);
+    const unmapped = { function: name, file: null, line: 0, column: 0, kernel };
     if (!map) return unmapped;
     // A segment before the function's body belongs to another function: this instruction has no mapping.
-    const body = module.bodyStarts[index - module.importedFunctions];
-    const bodyStart = body === undefined ? 0 : toOriginalOffset(offsetMap, body);
+    const body = module.bodies[index - module.importedFunctions];
+    const bodyStart = body === undefined ? 0 : toOriginalOffset(offsetMap, body.start);
     const inBody = (i: number) => i >= 0 && map.segments[i].column >= bodyStart;
-    const isKernel = (i: number) => map.segments[i].source >= 0 && !isLibraryFile(map.files[map.segments[i].source]);
     let at = findSegment(map.segments, toOriginalOffset(offsetMap, offset));
-    if (!name.startsWith(LIBRARY_PREFIX)) {
-      let kernel = at;
-      while (inBody(kernel) && !isKernel(kernel)) kernel--;
-      if (inBody(kernel)) at = kernel;
+    if (kernel) {
+      const bodyEnd = body === undefined ? 0 : toOriginalOffset(offsetMap, body.end);
+      let next = atCall && inBody(at) && map.segments[at].source < 0 ? at + 1 : map.segments.length;
+      while (next < map.segments.length && map.segments[next].column < bodyEnd && !isKernel(next)) next++;
+      if (next < map.segments.length && map.segments[next].column < bodyEnd && isCppSource(map.files[map.segments[next].source])) {
+        at = next;
+      } else {
+        let own = at;
+        while (inBody(own) && !isKernel(own)) own--;
+        if (inBody(own)) at = own;
+      }
     }
     if (!inBody(at) || map.segments[at].source < 0) return unmapped;
     const segment = map.segments[at];
-    return { function: name, file: map.files[segment.source] ?? null, line: segment.line + 1, column: segment.sourceColumn + 1 };
+    return { function: name, file: map.files[segment.source] ?? null, line: segment.line + 1, column: segment.sourceColumn + 1, kernel };
   };
 
-  const places = (stack: string): SourcePlace[] =>
-    [...stack.matchAll(WASM_FRAME)].map((frame) => place(Number(frame[1]), parseInt(frame[2], 16)));
+  /** The frames of a stack; `innermostAtCall`: whether the innermost wasm frame is at a call (a host import's stack), or at the instruction that trapped. */
+  const frames = (stack: string, innermostAtCall: boolean): Frame[] =>
+    [...stack.matchAll(WASM_FRAME)].map((frame, i) => place(Number(frame[1]), parseInt(frame[2], 16), innermostAtCall || i > 0));
+  const placeOf = ({ kernel: _k, ...p }: Frame): SourcePlace => p;
   return {
     locate(stack: string): SourcePlace | null {
-      const all = places(stack);
-      return all.find((p) => !isLibrary(p)) ?? all[0] ?? null;
+      const all = frames(stack, false);
+      const found = all.find((f) => f.kernel && !isLibrary(f)) ?? all[0];
+      return found ? placeOf(found) : null;
     },
     locateKernel(stack: string): SourcePlace | null {
-      const kernel = places(stack).find((p) => !isLibraryFile(p.function));
+      const kernel = frames(stack, true).find((f) => f.kernel);
       // Library code inlined before any of the function's own code keeps no kernel line: name the function only.
-      return kernel && kernel.file !== null && isLibrary(kernel) ? { ...kernel, file: null, line: 0, column: 0 } : kernel ?? null;
+      return kernel ? (kernel.file !== null && isLibrary(kernel) ? { ...placeOf(kernel), file: null, line: 0, column: 0 } : placeOf(kernel)) : null;
     },
   };
 }
@@ -108,6 +157,9 @@ export function sourceFileLookup(sourceMapJson: string, offsetMap: Uint32Array):
     return map.files[map.segments[at].source] ?? null;
   };
 }
+
+/** A frame's place, and whether its function is the kernel's own. */
+interface Frame extends SourcePlace { kernel: boolean }
 
 // `at name (wasm://wasm/8c3a12ee:wasm-function[12]:0x3a4)`, `at <anonymous>:wasm-function[12]:0x3a4`, ...
 const WASM_FRAME = /wasm-function\[(\d+)\]:0x([0-9a-fA-F]+)/g;
@@ -215,16 +267,16 @@ function findSegment(segments: Segment[], offset: number): number {
   return lo - 1;
 }
 
-/** What the locator needs of the final module: function names, imported function count, body starts. */
+/** What the locator needs of the final module: function names, imported function count, bodies. */
 interface ModuleInfo {
   names: Map<number, string>;
   importedFunctions: number;
-  /** Offset of each defined function's body (its locals) in the module. */
-  bodyStarts: number[];
+  /** Where each defined function's body (its locals, then its code) is in the module. */
+  bodies: Array<{ start: number; end: number }>;
 }
 
 function readModuleInfo(wasm: Uint8Array): ModuleInfo {
-  const info: ModuleInfo = { names: new Map(), importedFunctions: 0, bodyStarts: [] };
+  const info: ModuleInfo = { names: new Map(), importedFunctions: 0, bodies: [] };
   let sections: Section[];
   try {
     sections = readSections(wasm);
@@ -234,7 +286,7 @@ function readModuleInfo(wasm: Uint8Array): ModuleInfo {
   for (const section of sections) {
     try {
       if (section.id === SectionId.import) info.importedFunctions = readImports(wasm, section).functions;
-      else if (section.id === SectionId.code) info.bodyStarts = readFunctionBodies(wasm, section).map((b) => b.start);
+      else if (section.id === SectionId.code) info.bodies = readFunctionBodies(wasm, section);
       else if (section.id === SectionId.custom) readFunctionNames(wasm, section, info.names);
     } catch {
       // a malformed name section only loses names

@@ -168,15 +168,14 @@ export class Pool {
 
   /**
    * Runs a launch and waits for it: the calling thread runs cores too, beside threads - 1 workers.
-   * It may, because every loop and call of a kernel polls its stop word and the watchdog thread,
-   * not this one, sets it at the deadline. A kernel whose code is not polled (callingThreadRuns
-   * false) runs on workers only, which the deadline ends by replacing them if it must.
+   * It may, because every loop and call of a kernel (AssemblyScript or C++) polls its stop word and
+   * the watchdog thread, not this one, sets it at the deadline.
    */
-  launchSync(request: LaunchRequest, { callingThreadRuns = true } = {}): void {
+  launchSync(request: LaunchRequest): void {
     if (this.inFlight) this.finishBlocking(this.inFlight);
-    const launch = this.publish(request, null, callingThreadRuns ? request.library.threads - 1 : Math.max(1, request.library.threads));
+    const launch = this.publish(request, null, request.library.threads - 1);
     try {
-      if (callingThreadRuns) this.main.runClaims(launch.seq);
+      this.main.runClaims(launch.seq);
     } catch (e) {
       // Not a kernel error (those are reported per core): the calling thread's executor failed, and
       // workers may still run cores of the launch: they are replaced.

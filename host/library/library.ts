@@ -3,6 +3,7 @@
 // allocate the output, run the kernel on one core (here) or on all cores
 // (the pool), then show printf output and warnings.
 import { isCppSource } from "../../build/cpp/kernel-decls.js";
+import { STOP_WORD_GLOBAL } from "../../build/stop-poll-names.js";
 import { hbm } from "../device/hbm.js";
 import { Tensor, checkDeviceLimits } from "../device/tensor.js";
 import { withShapeContext } from "../device/shape-context.js";
@@ -97,7 +98,11 @@ export class Library {
     private readonly pool: () => Pool,
   ) {
     this.settings = settings;
-    this.stoppable = !manifest.computeSrcs.some(isCppSource);
+    // Every kernel runs on the calling thread when the call is sync and single-core, so its code must be stop-polled:
+    // a C++ library built before C++ kernels were (its runtime does not export the stop word) must be rebuilt.
+    if (manifest.computeSrcs.some(isCppSource) && !WebAssembly.Module.exports(placed.module).some((e) => e.name === STOP_WORD_GLOBAL)) {
+      throw new LibraryFormatError("E_ABI", `${path} was built by an older gpsimd whose C++ kernels could not be stopped: rebuild it with custom_op.load`);
+    }
     for (const d of definitions) {
       const kernel = manifest.kernels.find((k) => k.name === d.kernel)!;
       this.ops.set(d.op, { qualifiedName: `${namespace}::${d.op}`, definition: d, kernel, index: this.ops.size });
@@ -166,10 +171,9 @@ export class Library {
     const checked = checkArguments(op.qualifiedName, op.kernel, args);
     const out = this.makeOutput(op, args);
     try {
-      if (this.multicore || !this.stoppable) {
+      if (this.multicore) {
         const request = this.launchRequest(op, checked, out);
-        // A kernel the calling thread could not stop runs on the core threads only: the deadline can always end those.
-        this.pool().launchSync(request, { callingThreadRuns: this.stoppable });
+        this.pool().launchSync(request);
         this.keepTrace(op, callStart, request.traced);
       } else {
         this.keepTrace(op, callStart, this.runOnHost(op, checked, out));
@@ -183,12 +187,6 @@ export class Library {
 
   /** Whether the core threads have this library (a multicore library gets them when it loads; any other at its first async call). */
   pooled = false;
-
-  /**
-   * Whether every loop and call of the kernel code polls its core's stop word (build/stop-polls.ts), so that the
-   * calling thread may run it. C++ kernels' own code is not polled yet: their calls run on the core threads only.
-   */
-  readonly stoppable: boolean;
 
   /** Calls operator `name` without blocking the event loop; the kernel runs on worker threads. */
   async callAsync(name: string, args: unknown[]): Promise<Tensor> {

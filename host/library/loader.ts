@@ -192,7 +192,7 @@ function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions
     throw e;
   }
   loaded.set(defs.lib, library);
-  if (library.multicore || !library.stoppable) corePool().prepare(library);
+  if (library.multicore) corePool().prepare(library);
   const unload = library.unload.bind(library);
   library.unload = () => { unload(); if (loaded.get(defs.lib) === library) loaded.delete(defs.lib); };
   return library;

@@ -1,10 +1,13 @@
 // One implementation of the device API: the same bugs written in C++ and in
 // AssemblyScript (test/fixtures/cpp/twins/bugs.cpp and bugs.ts) give the same error
 // class, code and message; C++ kernels compute right (scalars, 2-d accessors,
-// printf) and their traps name the .cpp line.
+// printf); their traps, and the errors the runtime raises for them (accessor,
+// TCM, stream, coherence, printf), name the kernel and the .cpp line of the
+// statement that made the call.
 import { describe, it, expect, afterAll } from "vitest";
 import { custom_op, ops, tensor, shutdown, GpsimdError, KernelTrapError, type Library } from "gpsimd";
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fixturePath, TEST_BUILD_DIR, thrown, captureOutput, floats, STRICT, REPO } from "../helpers.js";
 
@@ -40,6 +43,7 @@ describe("the same bug in C++ and in AssemblyScript", () => {
     ["leak", "E_TCM_LEAK"],
     ["stream_past_end", "E_STREAM_END"],
     ["guard_overrun", "E_TCM_GUARD"],
+    ["incoherent", "E_INCOHERENT"],
   ])("%s: the same error, code and message", (op, code) => {
     const { place: cppPlace, ...fromCpp } = failure("twin_cpp", op, input());
     const { place: asPlace, ...fromAs } = failure("twin_as", op, input());
@@ -47,6 +51,33 @@ describe("the same bug in C++ and in AssemblyScript", () => {
     expect(fromCpp).toEqual(fromAs);
     // Where both name a line, each names its own source file.
     if (asPlace && cppPlace) expect(cppPlace, `${op}: ${asPlace}`).toMatch(/bugs\.cpp:\d+:\d+$/);
+  });
+});
+
+/** The line of the first line holding `statement` in C++ function `fn` of bugs.cpp (1-based). */
+function lineIn(fn: string, statement: string): number {
+  const lines = readFileSync(twin("bugs.cpp"), "utf8").split("\n");
+  const start = lines.findIndex((l) => l.startsWith(`torch::Tensor ${fn}(`));
+  const at = lines.findIndex((l, i) => i > start && l.includes(statement));
+  expect(start >= 0 && at > start, `${fn}: ${statement}`).toBe(true);
+  return at + 1;
+}
+
+describe("an error the runtime raises for a C++ kernel names the kernel and the .cpp line of the statement that called", () => {
+  const input = () => tensor(Float32Array.from({ length: 12 }, (_, i) => i - 5), [12]);
+  it.each([
+    ["accessor_past_end", "E_ACCESSOR_INDEX", "out[i] = in[i]"],
+    ["tcm_copy_past_block", "E_TCM_RANGE", "tensor_to_tcm<float>(buf, 0, 8)"],
+    ["free_foreign", "E_TCM_FREE_FOREIGN", "tcm_free(buf + 4)"],
+    ["guard_overrun", "E_TCM_GUARD", "tcm_free(buf)"], // the guard bytes are checked when the block is freed
+    ["stream_past_end", "E_STREAM_END", "out.write(in.read())"],
+    ["incoherent", "E_INCOHERENT", "t_out.accessor<float, 1>()"],
+    ["print_bad_string", "E_TRAP", "printf(\"name: %s\\n\""], // the runtime's read of the string traps
+  ])("%s: %s", (op, code, statement) => {
+    const e = thrown(() => (ops.twin_cpp as Record<string, (...a: unknown[]) => unknown>)[op](input()));
+    expect(e, String(e)).toBeInstanceOf(GpsimdError);
+    expect((e as GpsimdError).code).toBe(code);
+    expect((e as Error).message).toMatch(new RegExp(` at ${op} \\(/.*/twins/bugs\\.cpp:${lineIn(op, statement)}:\\d+\\)$`));
   });
 });
 

@@ -2,7 +2,7 @@
 // every loop head and every calling function polls the stop word; atomic waits are named.
 import { describe, it, expect } from "vitest";
 import binaryen from "binaryen";
-import { insertStopPolls, STOP_IMPORT, SET_STOP_WORD_EXPORT } from "../../dist/build/stop-polls.js";
+import { insertStopPolls, STOP_IMPORT, SET_STOP_WORD_EXPORT, STOP_WORD_GLOBAL } from "../../dist/build/stop-polls.js";
 
 const WAT = `(module
   (import "env" "memory" (memory 1 1 shared))
@@ -57,5 +57,26 @@ describe("insertStopPolls", () => {
     expect(() => exports.spin(1)).toThrow("stopped"); // at its loop head: it calls nothing
     expect(exports.leaf(1)).toBe(2); // no poll in a function that calls nothing but imports
     expect(stops()).toBe(3);
+  });
+
+  it("with stopWordFrom, polls the stop word of the module it names (a C++ kernel, merged into the runtime later): no word or setter of its own", () => {
+    const module = binaryen.parseText(`(module
+      (import "env" "memory" (memory 1 1 shared))
+      (func (export "spin") (loop $again (br_if $again (i32.const 1)))))`);
+    module.setFeatures(binaryen.Features.All);
+    expect(insertStopPolls(module, { stopWordFrom: "runtime" }).loops).toBe(1);
+    expect(module.validate()).toBeTruthy();
+    const wasm = new WebAssembly.Module(module.emitBinary() as Uint8Array<ArrayBuffer>);
+    module.dispose();
+    expect(WebAssembly.Module.exports(wasm).map((e) => e.name)).toEqual(["spin"]);
+    expect(WebAssembly.Module.imports(wasm)).toContainEqual({ module: "runtime", name: STOP_WORD_GLOBAL, kind: "global" });
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
+    const word = new WebAssembly.Global({ value: "i32", mutable: true }, 64);
+    new Int32Array(memory.buffer)[16] = 1; // the word at byte 64, which the imported global points at
+    const instance = new WebAssembly.Instance(wasm, {
+      env: { memory }, runtime: { [STOP_WORD_GLOBAL]: word },
+      [STOP_IMPORT.module]: { [STOP_IMPORT.name]: () => { throw new Error("stopped"); } },
+    });
+    expect(() => (instance.exports.spin as () => void)()).toThrow("stopped");
   });
 });
