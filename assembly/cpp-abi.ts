@@ -49,14 +49,13 @@ export function gpsimd_stack(bytes: usize): usize {
   return gpsimd_stack_limit + bytes;
 }
 
-// The host raises it as the trap an AssemblyScript kernel's overflow is (KernelTrapError E_TRAP, "stack overflow").
-@external("gpsimd", "stack_overflow")
-declare function host_stack_overflow(stackBytes: usize): void;
-
-/** The C++ kernel's stack is full: the frame it was making would overwrite the heap below. */
+/**
+ * The C++ kernel's stack is full: the frame it was making would overwrite the heap below. The host turns this abort
+ * (its text starts with STACK_OVERFLOW_ABORT, host/cores/kernel-instance.ts) into the trap an AssemblyScript
+ * kernel's overflow is (KernelTrapError E_TRAP, "stack overflow").
+ */
 export function gpsimd_stack_overflow(): void {
-  host_stack_overflow(stackBytes);
-  unreachable();
+  abort(`stack overflow: the C++ stack (${stackBytes} bytes) is full: unbounded recursion, or local arrays larger than the stack (raise it, up to 400 KB, with extra_cflags: ["-DSTACK_SIZE=<bytes>"])`);
 }
 
 // Element-wise accessors: open (rank 0 = flat), flat get/set, and handles for acc[i][j] chains (as in accessor.ts).

@@ -36,6 +36,12 @@ export interface AscInput {
   constants: Record<string, string>;
   /** Changes the compiled module before it is optimized (the sanitizer's instrumentation, build/sanitize-pass.ts). */
   afterCompile?: (module: binaryen.Module) => void;
+  /**
+   * Keep the kernel API's setup calls as calls (build/call-sites.ts; default true): for AssemblyScript kernels,
+   * whose lines come from asc's source map. The C++ device runtime is compiled without: a C++ kernel's lines come
+   * from its own DWARF, and the runtime inlined into the kernel's C ABI calls is what the locator expects there.
+   */
+  keepCallSites?: boolean;
   /** Source texts already read, by absolute path; filled on first read, so every compile of a build sees the same sources. */
   sourceCache?: Map<string, string>;
   /** Re-export the imported memory as "memory" (the C++ device runtime lends it to the kernel it is merged with). */
@@ -108,7 +114,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
         afterCompile: (module: binaryen.Module) => {
           input.afterCompile?.(module);
           atomicWaits.push(...insertStopPolls(module).atomicWaits);
-          keepCallSites(module);
+          if (input.keepCallSites !== false) keepCallSites(module);
         },
       } as Transform],
       stdout: sink(), stderr: sink((s) => { text += s; }),

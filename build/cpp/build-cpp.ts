@@ -146,7 +146,7 @@ async function compileRuntime(sanitize: boolean): Promise<Runtime | { messages: 
 }
 
 async function compileRuntimeFrom(entry: string, sanitize: boolean): Promise<Runtime | { messages: string[] }> {
-  const input = { sources: [entry], target: sanitize ? "sanitize" as const : "release" as const, constants: {}, exportMemory: true, sourceCache: new Map<string, string>() };
+  const input = { sources: [entry], target: sanitize ? "sanitize" as const : "release" as const, constants: {}, exportMemory: true, keepCallSites: false, sourceCache: new Map<string, string>() };
   const [a, b] = await Promise.all([compileOnce({ ...input, memoryBase: BUILD_BASE_A }), compileOnce({ ...input, memoryBase: BUILD_BASE_B })]);
   const errors = [...a.diagnostics, ...b.diagnostics].filter((d) => d.category === "error");
   if (errors.length || !a.binary || !b.binary) {

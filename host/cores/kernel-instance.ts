@@ -176,6 +176,12 @@ export class KernelInstance {
           const found = this.locator?.locate(new Error().stack ?? "");
           const place = found?.file && !found.file.startsWith("~lib/") ? found : null;
           const at = place ? `${functionName(place)} (${place.file}:${place.line}:${place.column})` : raised;
+          // A C++ kernel's stack check (assembly/cpp-abi.ts): the same trap as an AssemblyScript kernel's overflow.
+          if (text.startsWith(STACK_OVERFLOW_ABORT)) {
+            throw new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): trap: ${text}${place ? ` at ${at}` : ""}`, {
+              op: site.op, core: site.core, details: { message: "stack overflow", function: place ? functionName(place) : undefined, file: place?.file, line: place?.line, column: place?.column },
+            });
+          }
           throw new KernelAbortError("E_ABORT", `${site.op} (core ${site.core}): abort: ${text}${at ? ` at ${at}` : ""}${place && raisedFile?.startsWith("~lib/") ? `, raised in ${raised}` : ""}`, {
             op: site.op, core: site.core,
             details: { message: text, function: place ? functionName(place) : undefined, file: place?.file ?? raisedFile, line: place?.line ?? line, column: place?.column ?? column },
@@ -191,14 +197,6 @@ export class KernelInstance {
         // The kernel statement that called into the kernel library is on the stack: name it (error paths only).
         fail: (code: number, slot: number, a: number, b: number, c: number) => { throw violationError(code, slot, a, b, c, this.currentSite(), this.kernelPlace()); },
         warn: (code: number, slot: number, a: number, b: number, c: number) => { this.warnings.push(violationError(code, slot, a, b, c, this.currentSite(), this.kernelPlace()).message); },
-        // A C++ kernel's stack check (build/cpp/stack-checks.ts): the same trap as an AssemblyScript kernel's overflow.
-        stack_overflow: (stackBytes: number) => {
-          const site = this.currentSite(), place = this.kernelPlace();
-          const what = `stack overflow: the C++ stack (${stackBytes >>> 0} bytes) is full: unbounded recursion, or local arrays larger than the stack (raise it, up to 400 KB, with extra_cflags: ["-DSTACK_SIZE=<bytes>"])`;
-          throw new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): trap: ${what}${place ? describePlace(place) : ""}`, {
-            op: site.op, core: site.core, details: { message: "stack overflow", stackBytes: stackBytes >>> 0, ...(place ? { ...place, function: functionName(place) } : {}) },
-          });
-        },
         printf: (fmt: number, args: number, nargs: number) => this.printf(fmt, args, nargs),
         drain_write_log: () => this.drainWriteLog(),
         trace: (kind: number, slot: number, bytes: number, offset: number) => this.tracer?.event(kind, slot, bytes, offset),
@@ -344,6 +342,9 @@ export class KernelInstance {
     return new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): ${kind}: ${what}${at}`, { op: site.op, core: site.core, details: { message: err.message, ...(where ? { ...where, function: functionName(where) } : {}) }, cause: err });
   }
 }
+
+/** How the C++ device runtime's stack check (assembly/cpp-abi.ts gpsimd_stack_overflow) begins its abort. */
+const STACK_OVERFLOW_ABORT = "stack overflow: the C++ stack (";
 
 /** asc names sources relative to "/"; the standard library's as ~lib/... */
 function sourcePath(file: string): string {
