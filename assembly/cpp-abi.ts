@@ -263,3 +263,44 @@ export function gpsimd_pow_scalar(result: usize, self: usize, other: f64): usize
 export function gpsimd_bitwise_and_scalar(result: usize, self: usize, other: i64): usize { return changetype<usize>(result ? ops.bitwise_and_scalar_out<i64>(T(result), T(self), other) : ops.bitwise_and_scalar<i64>(T(self), other)); }
 export function gpsimd_bitwise_or_scalar(result: usize, self: usize, other: i64): usize { return changetype<usize>(result ? ops.bitwise_or_scalar_out<i64>(T(result), T(self), other) : ops.bitwise_or_scalar<i64>(T(self), other)); }
 export function gpsimd_clamp(result: usize, self: usize, lo: f64, hi: f64): usize { return changetype<usize>(result ? ops.clamp_out<f64, f64>(T(result), T(self), lo, hi) : ops.clamp<f64, f64>(T(self), lo, hi)); }
+
+// The C library's heap (malloc, operator new, std::vector; include/gpsimd/device-libc.h): this core's kernel heap, as
+// for tensors made inside a kernel. A request it cannot hold is E_HEAP_EXHAUSTED; it never returns 0.
+export function gpsimd_malloc(bytes: usize, align: usize): usize {
+  // @ts-ignore: the kernel heap's global (assembly/rt/stub.ts); the heap takes blocks below 1 GiB
+  if (<u64>bytes + <u64>align >= (1 << 30)) __gpsimd_heap_refuse(<f64>bytes);
+  if (align <= 16) return heap.alloc(bytes); // the heap's blocks are 16-byte aligned
+  // Over-aligned: the address gets a block header of its own whose size reaches the real block's end, so that
+  // free() of the newest block still gives its bytes back (the padding before it stays taken until the launch ends).
+  const raw = heap.alloc(bytes + align);
+  const p = (raw + align - 1) & ~(align - 1);
+  if (p != raw) store<u32>(p - 4, load<u32>(raw - 4) - <u32>(p - raw));
+  return p;
+}
+export function gpsimd_realloc(ptr: usize, bytes: usize): usize {
+  // @ts-ignore: the kernel heap's global (assembly/rt/stub.ts)
+  if (<u64>bytes >= (1 << 30)) __gpsimd_heap_refuse(<f64>bytes);
+  return heap.realloc(ptr, bytes);
+}
+export function gpsimd_free(ptr: usize): void { heap.free(ptr); }
+
+/** abort() of a C++ kernel (abort, assert, exit, libc++'s stops): the host names the kernel's line from the stack. */
+export function gpsimd_abort(message: usize, file: usize, line: i32): void {
+  abort(c_string(message), file ? c_string(file) : null, line, 0);
+}
+
+function c_string(p: usize): string {
+  let n: usize = 0;
+  while (load<u8>(p + n) != 0) n++;
+  return String.UTF8.decodeUnsafe(p, n);
+}
+
+/** A WASI function the kernel's C library reached (build/cpp/host-stubs.ts): a GpSimd core has no host to give it. */
+export function gpsimd_host_unavailable(kind: i32): void {
+  const what = kind == 0 ? "files and the console (print with printf)"
+    : kind == 1 ? "a clock"
+    : kind == 2 ? "the process environment"
+    : kind == 3 ? "process exit (a kernel ends by returning its tensor)"
+    : "the host system";
+  abort("the kernel's C library asked the host for " + what + " (a WASI call), which a GpSimd core does not have");
+}

@@ -24,6 +24,8 @@ import { compileCpp, linkCpp, CPP_INCLUDE_DIR } from "./clang-driver.js";
 export { isCppSource } from "./kernel-decls.js";
 import { readLineTable, lineTableSourceMap } from "./dwarf-lines.js";
 import { mergeRuntime } from "./post-link.js";
+import { unavailableUses } from "./unavailable.js";
+import { hostStubModules } from "./host-stubs.js";
 import { cflagConstants } from "../cflags.js";
 import type { RelocatableModule } from "../relocate.js";
 import type { KernelSignature } from "../signatures.js";
@@ -70,9 +72,13 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   if ("messages" in kernelA) return kernelA;
   if ("messages" in kernelB) return kernelB;
   const t3 = performance.now();
-  const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm), compiled.sourceName);
+  const rows = readLineTable(kernelA.wasm);
+  const unavailable = unavailableUses(kernelA.wasm, rows, compiled.sourceName);
+  if (unavailable.length) return { messages: unavailable };
+  const kernelMap = lineTableSourceMap(rows, compiled.sourceName);
   const options = { sanitize: req.sanitize };
-  const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, kernelA.wasm, kernelMap, options), mergeRuntime(runtime.b, kernelB.wasm, null, options)]);
+  const stubs = hostStubModules(kernelA.wasm); // the same imports in both links
+  const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, kernelA.wasm, kernelMap, options, stubs), mergeRuntime(runtime.b, kernelB.wasm, null, options, stubs)]);
   const reloc = makeRelocatable(mergedA.wasm, mergedB.wasm, BUILD_BASE_A, BUILD_BASE_B);
   for (const [file, text] of headerTexts()) texts.set(file, text);
   const t4 = performance.now();
