@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <initializer_list>
 #include <gpsimd/abi.h>
+#include <gpsimd/printf.h>
 
 namespace torch {
 
@@ -139,26 +140,34 @@ class TensorTcmAccessor {
   uint32_t t_;
 };
 
-/** Sequential reader through a 4 KB TCM cache. Single-core only. */
+/** Sequential reader through a 4 KB TCM cache; closed by close() or at the end of its scope. Single-core only. */
 template <class T>
 class TensorReadStreamAccessor {
  public:
-  explicit TensorReadStreamAccessor(uint32_t s) : s_(s) {}
+  explicit TensorReadStreamAccessor(uint32_t s) : s_(s), open_(true) {}
+  TensorReadStreamAccessor(TensorReadStreamAccessor&& o) : s_(o.s_), open_(o.open_) { o.open_ = false; }
+  TensorReadStreamAccessor(const TensorReadStreamAccessor&) = delete;
+  ~TensorReadStreamAccessor() { if (open_) detail::Elem<T>::read_close(s_); }
   T read() { return detail::Elem<T>::read(s_); }
-  int close() { return detail::Elem<T>::read_close(s_); }
+  int close() { open_ = false; return detail::Elem<T>::read_close(s_); }
  private:
   uint32_t s_;
+  bool open_;
 };
 
-/** Sequential writer through a 4 KB TCM cache; close() flushes. Single-core only. */
+/** Sequential writer through a 4 KB TCM cache; close(), or the end of its scope, flushes. Single-core only. */
 template <class T>
 class TensorWriteStreamAccessor {
  public:
-  explicit TensorWriteStreamAccessor(uint32_t s) : s_(s) {}
+  explicit TensorWriteStreamAccessor(uint32_t s) : s_(s), open_(true) {}
+  TensorWriteStreamAccessor(TensorWriteStreamAccessor&& o) : s_(o.s_), open_(o.open_) { o.open_ = false; }
+  TensorWriteStreamAccessor(const TensorWriteStreamAccessor&) = delete;
+  ~TensorWriteStreamAccessor() { if (open_) detail::Elem<T>::write_close(s_); }
   void write(T v) { detail::Elem<T>::write(s_, v); }
-  int close() { return detail::Elem<T>::write_close(s_); }
+  int close() { open_ = false; return detail::Elem<T>::write_close(s_); }
  private:
   uint32_t s_;
+  bool open_;
 };
 
 /** How potentially incoherent accessor use on a tensor is treated. */
@@ -173,6 +182,26 @@ class IntArrayRef {
   IntArrayRef(std::initializer_list<int64_t> l) : t_(0), list_(l.begin()), n_((int32_t)l.size()) {}
   int64_t operator[](size_t d) const { return list_ ? list_[d] : gpsimd_size(t_, (int32_t)d); }
   size_t size() const { return (size_t)n_; }
+  bool operator==(const IntArrayRef& o) const {
+    if (n_ != o.n_) return false;
+    for (int32_t d = 0; d < n_; d++) if ((*this)[d] != o[d]) return false;
+    return true;
+  }
+  bool operator!=(const IntArrayRef& o) const { return !(*this == o); }
+  /** for (int64_t s : t.sizes()): an iterator over the dimensions' sizes. */
+  class iterator {
+   public:
+    iterator(const IntArrayRef* a, size_t d) : a_(a), d_(d) {}
+    int64_t operator*() const { return (*a_)[d_]; }
+    iterator& operator++() { d_++; return *this; }
+    bool operator!=(const iterator& o) const { return d_ != o.d_; }
+    bool operator==(const iterator& o) const { return d_ == o.d_; }
+   private:
+    const IntArrayRef* a_;
+    size_t d_;
+  };
+  iterator begin() const { return iterator(this, 0); }
+  iterator end() const { return iterator(this, size()); }
   /** Copies the sizes into out (at least 8 entries); returns how many. */
   int32_t copy_to(int64_t* out) const { for (int32_t d = 0; d < n_ && d < 8; d++) out[d] = (*this)[d]; return n_; }
  private:

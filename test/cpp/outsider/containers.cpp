@@ -34,7 +34,6 @@ torch::Tensor topk_sum(const torch::Tensor& t_in, int64_t k) {
     v.reserve(8);   // grows past this: realloc-like moves on the heap
     auto rd = t_in.read_stream_accessor<float>();
     for (int64_t i = 0; i < n; i++) v.push_back(rd.read());
-    rd.close();
     k = std::min<int64_t>(k, n);
     std::nth_element(v.begin(), v.begin() + (k - 1), v.end(), std::greater<float>());
     float s = std::accumulate(v.begin(), v.begin() + k, 0.0f);
@@ -52,7 +51,9 @@ struct Stats {
 
 // [a, b, c] -> [a, b]: (max - min) + mean over the last dimension, with a 3-d accessor.
 torch::Tensor reduce3d(const torch::Tensor& t_in) {
-    const int64_t A = t_in.size(0), B = t_in.size(1), C = t_in.size(2);
+    const int64_t A = t_in.size(0), B = t_in.size(1), C = t_in.size(-1);
+    int64_t count = 1;
+    for (int64_t s : t_in.sizes()) count *= s;
     torch::Tensor t_out = get_dst_tensor();
     auto in = t_in.accessor<float, 3>();
     auto out = t_out.accessor<float, 2>();
@@ -60,7 +61,7 @@ torch::Tensor reduce3d(const torch::Tensor& t_in) {
         for (int64_t j = 0; j < B; j++) {
             Stats<float> s(in[i][j][0]);
             for (int64_t k = 0; k < C; k++) s.add(in[i][j][k]);
-            out[i][j] = (s.hi - s.lo) + s.sum / (float)C;
+            out[i][j] = (s.hi - s.lo) + s.sum / (float)(count / (A * B));
         }
     }
     return t_out;

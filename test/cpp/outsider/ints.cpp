@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <assert.h>
 #include <torch/torch.h>
 #include <neuron/neuron-utils.hpp>
 
@@ -21,7 +22,7 @@ torch::Tensor histogram(const torch::Tensor& t_in, int64_t bins) {
     }
     int64_t total = 0;
     for (int64_t b = 0; b < bins; b++) total += counts[b];
-    printf("histogram: %lld values in %lld bins\n", (long long)total, (long long)bins);
+    printf("histogram: %ld values in %ld bins, %lu bytes, %lld\n", total, bins, n, (long long)-1);
     t_out.tcm_accessor().tcm_to_tensor<int64_t>(counts, 0, bins);
     torch::neuron::tcm_free(counts);
     torch::neuron::tcm_free(buf);
@@ -30,6 +31,7 @@ torch::Tensor histogram(const torch::Tensor& t_in, int64_t bins) {
 
 // exp(clamp(a + 2*b, -5, 5)) * a, with torch's tensor operations, returned as a new tensor.
 torch::Tensor tensor_ops(const torch::Tensor& a, const torch::Tensor& b) {
+    assert(a.sizes() == b.sizes());
     torch::Tensor tmp = torch::zeros(a.sizes(), torch::kFloat);
     torch::add_out(tmp, a, b, 2);
     torch::Tensor c = torch::clamp(tmp, -5.0, 5.0);

@@ -33,7 +33,7 @@ torch::Tensor softmax_rows(const torch::Tensor& t_in) {
     return t_out;
 }
 
-// alpha * GELU(x), tanh approximation, through stream accessors.
+// alpha * GELU(x), tanh approximation, through stream accessors (the writer closed by its destructor).
 torch::Tensor gelu_scaled(const torch::Tensor& t_in, double alpha) {
     torch::Tensor t_out = get_dst_tensor();
     auto rd = t_in.read_stream_accessor<float>();
@@ -45,8 +45,7 @@ torch::Tensor gelu_scaled(const torch::Tensor& t_in, double alpha) {
         wr.write((float)(alpha * y));
     }
     rd.close();
-    wr.close();
-    return t_out;
+    return t_out;   // wr flushes as it goes out of scope
 }
 
 // Layer norm over the last dimension of [rows, cols] (cols <= 1024), one row at a time in TCM.
