@@ -26,6 +26,7 @@ import { readLineTable, lineTableSourceMap } from "./dwarf-lines.js";
 import { mergeRuntime } from "./post-link.js";
 import { unavailableUses } from "./unavailable.js";
 import { hostStubModules } from "./host-stubs.js";
+import { kernelStaticEnd, reserveStaticData } from "./static-image.js";
 import { cflagConstants } from "../cflags.js";
 import type { RelocatableModule } from "../relocate.js";
 import type { KernelSignature } from "../signatures.js";
@@ -79,7 +80,9 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   const options = { sanitize: req.sanitize };
   const stubs = hostStubModules(kernelA.wasm); // the same imports in both links
   const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, kernelA.wasm, kernelMap, options, stubs), mergeRuntime(runtime.b, kernelB.wasm, null, options, stubs)]);
-  const reloc = makeRelocatable(mergedA.wasm, mergedB.wasm, BUILD_BASE_A, BUILD_BASE_B);
+  const reloc = makeRelocatable(
+    reserveStaticData(mergedA.wasm, kernelStaticEnd(kernelA.wasm)), reserveStaticData(mergedB.wasm, kernelStaticEnd(kernelB.wasm)), BUILD_BASE_A, BUILD_BASE_B,
+  );
   for (const [file, text] of headerTexts()) texts.set(file, text);
   const t4 = performance.now();
   return {

@@ -45,6 +45,8 @@ function expectClose(got: ArrayLike<number>, want: ArrayLike<number>, rel = 1e-5
   }
 }
 
+const f32 = Math.fround;
+
 /** Deterministic integers in [0, mod). */
 const ints = (n: number, mod: number, seed: number) => Array.from({ length: n }, (_, i) => ((i * 2654435761 + seed * 40503) >>> 7) % mod);
 
@@ -134,6 +136,15 @@ describe("multicore C++ kernels written from the README alone", () => {
     expectGpsimdError(() => mc.heap_hog(tensor(new Float32Array(8)), -1), KernelAbortError, "E_ABORT", [
       `abort: assertion failed: n > 0 (in heap_hog, ${src("multicore.cpp")}:${lineOf("multicore.cpp", "assert(n > 0);")})`,
     ]);
+  });
+});
+
+describe("static data of C++ kernels", () => {
+  it("a zero-initialised static array (no data segment) gets device memory of its own", () => {
+    const neighbour = tensor(new Float32Array(1 << 16).fill(3));
+    const x = randn([4096], { seed: 15 });
+    expectClose(floats(mc.static_scratch(x)), Array.from(floats(x), (v) => f32(2 * v) + 1));
+    expect(floats(neighbour).every((v) => v === 3)).toBe(true);
   });
 });
 

@@ -84,3 +84,20 @@ torch::Tensor format_round(const torch::Tensor& t_in, int64_t digits) {
     torch::neuron::tcm_free(buf);
     return t_out;
 }
+
+// Scratch space in zero-initialised static memory: each core fills its share of all 4096 entries, then reads it back.
+static float scratch[4096];
+
+torch::Tensor static_scratch(const torch::Tensor& t_in) {
+    const size_t n = std::min<size_t>(t_in.numel(), 4096);
+    torch::Tensor t_out = get_dst_tensor();
+    const size_t part = 4096 / get_cpu_count();
+    const size_t begin = part * get_cpu_id(), end = begin + part;
+    float* buf = (float*)torch::neuron::tcm_malloc(sizeof(float) * part);
+    if (begin < n) t_in.tcm_accessor().tensor_to_tcm<float>(buf, begin, std::min(end, n) - begin);
+    for (size_t i = begin; i < end; i++) scratch[i] = i < n ? 2.0f * buf[i - begin] : -1.0f;
+    for (size_t i = begin; i < end; i++) buf[i - begin] = scratch[i] + 1.0f;
+    if (begin < n) t_out.tcm_accessor().tcm_to_tensor<float>(buf, begin, std::min(end, n) - begin);
+    torch::neuron::tcm_free(buf);
+    return t_out;
+}
