@@ -71,7 +71,7 @@ describe("C++ kernels written from the README alone", () => {
     expectClose(floats(o.special(x)), ref.special(floats(x)));
   });
 
-  it("int32 rows sorted with std::sort and a lambda into new[]; printf shows the last row's maximum", () => {
+  it("int32 rows sorted by a template kernel body with std::sort and a lambda into new[]; printf shows the last row's maximum", () => {
     const data = ints(4 * 33, 1000, 4).map((v) => v - 500);
     const { result, printf } = captureOutput(() => o.sort_rows(tensor(Int32Array.from(data), [4, 33])));
     expect(Array.from(result.data() as Int32Array)).toEqual(ref.sortRowsDescending(data, 4, 33));

@@ -8,23 +8,27 @@
 #include <torch/torch.h>
 #include <neuron/neuron-utils.hpp>
 
-// Each row of an int32 [rows, cols] tensor sorted in descending order.
-torch::Tensor sort_rows(const torch::Tensor& t_in) {
+// Each row of a [rows, cols] tensor sorted in descending order, for any element type.
+template <typename T>
+torch::Tensor sort_rows_of(const torch::Tensor& t_in) {
     const int64_t rows = t_in.size(0), cols = t_in.size(1);
     torch::Tensor t_out = get_dst_tensor();
-    auto in = t_in.accessor<int32_t, 2>();
-    auto out = t_out.accessor<int32_t, 2>();
-    int32_t* tmp = new int32_t[cols];
+    auto in = t_in.accessor<T, 2>();
+    auto out = t_out.accessor<T, 2>();
+    T* tmp = new T[cols];
     for (int64_t i = 0; i < rows; i++) {
         for (int64_t j = 0; j < cols; j++) tmp[j] = in[i][j];
-        std::sort(tmp, tmp + cols, [](int32_t a, int32_t b) { return a > b; });
+        std::sort(tmp, tmp + cols, [](T a, T b) { return a > b; });
         for (int64_t j = 0; j < cols; j++) out[i][j] = tmp[j];
     }
-    printf("sorted %d rows, first max %d\n", (int)rows, tmp[0]);
+    printf("sorted %d rows, first max %d\n", (int)rows, (int)tmp[0]);
     printf("done\n");
     delete[] tmp;
     return t_out;
 }
+
+// The int32 kernel, an instance of the template.
+torch::Tensor sort_rows(const torch::Tensor& t_in) { return sort_rows_of<int32_t>(t_in); }
 
 // Sum of the k largest values of a 1-d tensor, as a 1-element tensor.
 torch::Tensor topk_sum(const torch::Tensor& t_in, int64_t k) {
