@@ -13,7 +13,7 @@ import { ReadStreamAccessor, WriteStreamAccessor } from "./stream";
 import { printf } from "./printf";
 import { empty, zeros, ones, full, eye, fill_ } from "./factories";
 import { CTX } from "./core";
-import { CTX_PRINTF_ARGS, CTX_STAT_PRINTF_CALLS, PF_TAG_STRING } from "./layout";
+import { CTX_PRINTF_ARGS, CTX_STAT_PRINTF_CALLS, PF_TAG_STRING, PF_TAG_INT, PF_TAG_UINT, PF_TAG_FLOAT } from "./layout";
 import { host_printf } from "./bindings/host";
 import * as ops from "./tensor-ops";
 
@@ -304,3 +304,16 @@ export function gpsimd_host_unavailable(kind: i32): void {
     : "the host system";
   abort("the kernel's C library asked the host for " + what + " (a WASI call), which a GpSimd core does not have");
 }
+
+// Printf's argument records written for the C side (include/gpsimd/printf.h): the context block is the runtime's, and
+// sanitize mode refuses a kernel's stores to it.
+// @ts-ignore: decorator
+@inline function printf_record(i: i32, tag: i32): usize {
+  const rec = CTX + CTX_PRINTF_ARGS + <usize>(i << 4);
+  store<i32>(rec, tag);
+  return rec;
+}
+export function gpsimd_printf_int(i: i32, v: i64): void { store<i64>(printf_record(i, PF_TAG_INT), v, 8); }
+export function gpsimd_printf_uint(i: i32, v: i64): void { store<i64>(printf_record(i, PF_TAG_UINT), v, 8); }
+export function gpsimd_printf_float(i: i32, v: f64): void { store<f64>(printf_record(i, PF_TAG_FLOAT), v, 8); }
+export function gpsimd_printf_string(i: i32, s: usize): void { store<u32>(printf_record(i, PF_TAG_STRING), <u32>s, 8); }

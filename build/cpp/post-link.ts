@@ -34,8 +34,10 @@ async function withTemp<T>(f: (file: (name: string) => string) => Promise<T>): P
 
 /** The merged, instrumented kernel module: the runtime, then the kernel (without its DWARF: the source map has the lines). */
 export async function mergeRuntime(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string | null, options: KernelModuleOptions, stubs: StubModule[] = []): Promise<MappedModule> {
-  const merged = await instrumentKernelModule(await merge(runtime, stripDwarf(kernel), kernelMap, stubs), options);
-  return options.sanitize ? sanitized(merged) : merged;
+  const merged = await merge(runtime, stripDwarf(kernel), kernelMap, stubs);
+  // Sanitize before the optimiser inlines the runtime's entries (stream writes, tensor ops) into the kernel's
+  // functions: inlined, the runtime's stores to its own bookkeeping would be checked as the kernel's.
+  return instrumentKernelModule(options.sanitize ? sanitized(merged) : merged, options);
 }
 
 /**

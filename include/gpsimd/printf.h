@@ -13,23 +13,17 @@
 
 namespace gpsimd {
 namespace detail {
-/** Argument record tags of the runtime's printf (assembly/layout.ts PF_TAG_*). */
-enum : int32_t { PF_INT = 1, PF_UINT = 2, PF_FLOAT = 3, PF_STRING = 4 };
-
+// Argument record i, by the argument's type (the runtime writes the records: they are its bookkeeping).
 template <class T>
-inline typename std::enable_if<std::is_integral<T>::value || std::is_enum<T>::value>::type record(char* r, T v) {
-  const bool is_signed = std::is_signed<typename std::conditional<std::is_enum<T>::value, int, T>::type>::value;
-  *(int32_t*)r = is_signed ? PF_INT : PF_UINT;
-  *(int64_t*)(r + 8) = is_signed ? (int64_t)v : (int64_t)(uint64_t)v;
+inline typename std::enable_if<std::is_integral<T>::value || std::is_enum<T>::value>::type record(int32_t i, T v) {
+  if (std::is_signed<typename std::conditional<std::is_enum<T>::value, int, T>::type>::value) gpsimd_printf_int(i, (int64_t)v);
+  else gpsimd_printf_uint(i, (uint64_t)v);
 }
 template <class T>
-inline typename std::enable_if<std::is_floating_point<T>::value>::type record(char* r, T v) {
-  *(int32_t*)r = PF_FLOAT;
-  *(double*)(r + 8) = (double)v;
-}
-inline void record(char* r, const char* s) { *(int32_t*)r = PF_STRING; *(uint32_t*)(r + 8) = (uint32_t)(uintptr_t)s; }
-inline void record(char* r, char* s) { record(r, (const char*)s); }
-inline void record(char* r, const void* p) { *(int32_t*)r = PF_UINT; *(uint64_t*)(r + 8) = (uintptr_t)p; }
+inline typename std::enable_if<std::is_floating_point<T>::value>::type record(int32_t i, T v) { gpsimd_printf_float(i, (double)v); }
+inline void record(int32_t i, const char* s) { gpsimd_printf_string(i, s); }
+inline void record(int32_t i, char* s) { gpsimd_printf_string(i, s); }
+inline void record(int32_t i, const void* p) { gpsimd_printf_uint(i, (uintptr_t)p); }
 }  // namespace detail
 }  // namespace gpsimd
 
@@ -37,9 +31,8 @@ inline void record(char* r, const void* p) { *(int32_t*)r = PF_UINT; *(uint64_t*
 template <class... Args>
 inline int printf(const char* format, Args... args) {
   static_assert(sizeof...(Args) <= 8, "printf on a GpSimd core takes at most 8 arguments after the format");
-  char* rec = (char*)(uintptr_t)gpsimd_printf_args();
   int32_t n = 0;
-  int unused[] = {0, (gpsimd::detail::record(rec + 16 * n++, args), 0)...};
+  int unused[] = {0, (gpsimd::detail::record(n++, args), 0)...};
   (void)unused;
   gpsimd_printf(format, (int32_t)strlen(format), n);
   return 0;

@@ -28,12 +28,14 @@ const multi = custom_op.load({
   name: "outsider_mc", compute_srcs: [src("multicore.cpp")], shape_srcs: [src("multicore-shape.cpp")],
   build_directory: TEST_BUILD_DIR, multicore: true, ...STRICT,
 });
-const libs: Library[] = [single, multi];
+const libs: Library[] = [multi];
 afterAll(async () => {
+  if (!sanitized) single.unload();
   libs.forEach((l) => l.unload());
   await shutdown();
 });
 
+let sanitized = false;
 const o = ops.outsider as Record<string, (...a: unknown[]) => import("gpsimd").Tensor>;
 const mc = ops.outsider_mc as Record<string, (...a: unknown[]) => import("gpsimd").Tensor>;
 
@@ -158,6 +160,26 @@ describe("the C library inside kernels", () => {
     expectGpsimdError(() => mc.format_round(randn([16], { seed: 14 }), -1), KernelAbortError, "E_ABORT", [
       "outsider_mc::format_round (core 0): abort: the kernel's C library asked the host for files and the console (print with printf) (a WASI call), which a GpSimd core does not have",
     ]);
+  });
+});
+
+describe("the same kernels in sanitize mode", () => {
+  it("streams, tensor operations and printf: the runtime's own stores are not taken for the kernel's", () => {
+    single.unload(); // the sanitize build registers the same NEURON_LIBRARY name
+    sanitized = true;
+    libs.push(custom_op.load({
+      name: "outsider_sanitize", compute_srcs: ["math.cpp", "containers.cpp", "ints.cpp"].map(src), shape_srcs: [src("shape.cpp")],
+      build_directory: TEST_BUILD_DIR, sanitize: true, ...STRICT,
+    }));
+    const s = ops.outsider as Record<string, (...a: unknown[]) => import("gpsimd").Tensor>;
+    const x = randn([3, 500], { seed: 16 });
+    expectClose(floats(s.gelu_scaled(x, 1.75)), ref.geluScaled(floats(x), 1.75));
+    const a = randn([2, 50], { seed: 8 }), b = randn([2, 50], { seed: 9 });
+    expectClose(floats(s.tensor_ops(a, b)), ref.tensorOps(floats(a), floats(b)));
+    const data = ints(1300, 256, 7);
+    const { result, printf } = captureOutput(() => s.histogram(tensor(Uint8Array.from(data), [1300], "uint8"), 16));
+    expect(Array.from(result.data() as BigInt64Array, Number)).toEqual(ref.histogram(data, 16));
+    expect(printf.join("\n")).toContain("histogram: 1300 values in 16 bins, 1300 bytes, -1");
   });
 });
 
