@@ -37,3 +37,6 @@ inline int printf(const char* format, Args... args) {
   gpsimd_printf(format, (int32_t)strlen(format), n);
   return 0;
 }
+
+// std::printf (through <cstdio>) is the same function.
+namespace std { using ::printf; }

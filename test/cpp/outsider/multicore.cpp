@@ -1,6 +1,6 @@
 // Multicore kernels (custom_op.load with multicore: true): every core runs the kernel on its share.
 #include <stdint.h>
-#include <stdio.h>
+#include <cstdio>
 #include <stdlib.h>
 #include <cassert>
 #include <vector>
@@ -28,7 +28,7 @@ torch::Tensor scale_shift(const torch::Tensor& t_in, double scale, int64_t shift
         std::copy(scratch.begin(), scratch.begin() + m, buf);
         out.tcm_to_tensor<float>(buf, i, m);
     }
-    if (cpu_id == 0) printf("core 0 of %u did [%u, %u)\n", cpu_count, (unsigned)begin, (unsigned)end);
+    if (cpu_id == 0) std::printf("core 0 of %u did [%lu, %lu)\n", cpu_count, begin, end);   // size_t is unsigned long on the device
     torch::neuron::tcm_free(buf);
     return t_out;
 }
