@@ -13,7 +13,7 @@ import { ReadStreamAccessor, WriteStreamAccessor } from "./stream";
 import { printf } from "./printf";
 import { empty, zeros, ones, full, eye, fill_ } from "./factories";
 import { CTX } from "./core";
-import { CTX_PRINTF_ARGS, CTX_STAT_PRINTF_CALLS, PF_TAG_STRING, PF_TAG_INT, PF_TAG_UINT, PF_TAG_FLOAT } from "./layout";
+import { CTX_PRINTF_ARGS, CTX_STAT_PRINTF_CALLS, CTX_HEAP_BASE, CTX_HEAP_END, PF_TAG_STRING, PF_TAG_INT, PF_TAG_UINT, PF_TAG_FLOAT } from "./layout";
 import { host_printf } from "./bindings/host";
 import * as ops from "./tensor-ops";
 
@@ -282,7 +282,13 @@ export function gpsimd_realloc(ptr: usize, bytes: usize): usize {
   if (<u64>bytes >= (1 << 30)) __gpsimd_heap_refuse(<f64>bytes);
   return heap.realloc(ptr, bytes);
 }
-export function gpsimd_free(ptr: usize): void { heap.free(ptr); }
+export function gpsimd_free(ptr: usize): void {
+  // Not a block of this core's heap (a tcm_malloc block, a static address): undefined in C, an error here.
+  if (ptr < <usize>load<u32>(CTX, CTX_HEAP_BASE) || ptr >= <usize>load<u32>(CTX, CTX_HEAP_END)) {
+    abort("free() or delete of 0x" + ptr.toString(16) + ", which malloc or new did not return (a tcm_malloc block is freed with tcm_free)");
+  }
+  heap.free(ptr);
+}
 
 /** abort() of a C++ kernel (abort, assert, exit, libc++'s stops): the host names the kernel's line from the stack. */
 export function gpsimd_abort(message: usize, file: usize, line: i32): void {

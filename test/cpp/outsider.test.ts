@@ -134,6 +134,15 @@ describe("multicore C++ kernels written from the README alone", () => {
     expect(Array.from(floats(mc.heap_hog(x, 10)))).toEqual(new Array(8).fill(5));
   });
 
+  it("free() of a tcm_malloc block is a KernelAbortError naming the address; malloc/free and tcm_malloc/tcm_free paired are right", () => {
+    const x = tensor([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(Array.from(floats(mc.free_mixup(x, 0)))).toEqual([3, 6, 9, 12, 15, 18, 21, 24]);
+    expectGpsimdError(() => mc.free_mixup(x, 1), KernelAbortError, "E_ABORT", [
+      /abort: free\(\) or delete of 0x[0-9a-f]+, which malloc or new did not return \(a tcm_malloc block is freed with tcm_free\)/,
+      `multicore.cpp:${lineOf("multicore.cpp", "if (wrong) free(buf);")}:`,
+    ]);
+  });
+
   it("a failed assert is a KernelAbortError with the condition and the assert's line", () => {
     expectGpsimdError(() => mc.heap_hog(tensor(new Float32Array(8)), -1), KernelAbortError, "E_ABORT", [
       `abort: assertion failed: n > 0 (in heap_hog, ${src("multicore.cpp")}:${lineOf("multicore.cpp", "assert(n > 0);")})`,

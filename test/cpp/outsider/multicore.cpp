@@ -101,3 +101,21 @@ torch::Tensor static_scratch(const torch::Tensor& t_in) {
     torch::neuron::tcm_free(buf);
     return t_out;
 }
+
+// Frees a TCM block with free() instead of tcm_free (a mix-up the device does not catch) when `wrong` is set.
+torch::Tensor free_mixup(const torch::Tensor& t_in, int64_t wrong) {
+    torch::Tensor t_out = get_dst_tensor();
+    float* buf = (float*)torch::neuron::tcm_malloc(sizeof(float) * 8);
+    float* heap = (float*)malloc(sizeof(float) * 8);
+    const int64_t n = std::min<int64_t>(t_in.numel(), 8);
+    if (get_cpu_id() == 0) {
+        t_in.tcm_accessor().tensor_to_tcm<float>(buf, 0, n);
+        for (int64_t i = 0; i < n; i++) heap[i] = buf[i] * 3.0f;
+        for (int64_t i = 0; i < n; i++) buf[i] = heap[i];
+        t_out.tcm_accessor().tcm_to_tensor<float>(buf, 0, n);
+    }
+    free(heap);
+    if (wrong) free(buf);
+    else torch::neuron::tcm_free(buf);
+    return t_out;
+}
