@@ -1,12 +1,13 @@
 // The pieces of the C and C++ libraries that a kernel reaches and that must
 // come from the device runtime rather than from the compiler's WASI libc:
 // the heap (malloc and free, operator new and delete, so std::vector) is this
-// core's kernel heap, as tensors made inside a kernel; abort(), assert(),
-// exit() and libc++'s "thrown in -fno-exceptions mode" stops are the
-// runtime's abort (a KernelAbortError naming the kernel's line). Everything
-// else pure (<cmath>, <cstring>, <algorithm>, snprintf) links from the
-// compiler's libc as is; what needs a host (files, clocks, the environment)
-// is refused at build time (build/cpp/unavailable-imports.ts).
+// core's kernel heap, as tensors made inside a kernel; abort(), assert() and
+// libc++'s "thrown in -fno-exceptions mode" stops are the runtime's abort (a
+// KernelAbortError naming the kernel's line); puts and putchar are the
+// device's printf. Everything else pure (<cmath>, <cstring>, <algorithm>,
+// snprintf) links from the compiler's libc as is; what needs a host (files,
+// clocks, the environment, exit) is refused at build time
+// (build/cpp/unavailable.ts).
 //
 // Included once, by the exports unit gpsimd adds to every C++ library
 // (build/cpp/kernel-exports.ts); not a header for kernels.
