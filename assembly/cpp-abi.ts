@@ -13,7 +13,7 @@ import { ReadStreamAccessor, WriteStreamAccessor } from "./stream";
 import { printf } from "./printf";
 import { empty, zeros, ones, full, eye, fill_ } from "./factories";
 import { CTX } from "./core";
-import { CTX_PRINTF_ARGS, CTX_STAT_PRINTF_CALLS, PF_TAG_STRING } from "./layout";
+import { CTX_PRINTF_ARGS, CTX_STAT_PRINTF_CALLS, CTX_HEAP_BASE, CTX_HEAP_END, PF_TAG_STRING, PF_TAG_INT, PF_TAG_UINT, PF_TAG_FLOAT } from "./layout";
 import { host_printf } from "./bindings/host";
 import * as ops from "./tensor-ops";
 
@@ -341,3 +341,63 @@ export function gpsimd_clamp(result: usize, self: usize, lo_f: f64, lo_i: i64, l
 export function gpsimd_assert_fail(expr: usize, expr_bytes: i32, file: usize, file_bytes: i32, line: i32): void {
   abort(`assertion failed: ${String.UTF8.decodeUnsafe(expr, <usize>expr_bytes)}`, String.UTF8.decodeUnsafe(file, <usize>file_bytes), <u32>line, 0);
 }
+
+// The C library's heap (malloc, operator new, std::vector; include/gpsimd/device-libc.h): this core's kernel heap, as
+// for tensors made inside a kernel. A request it cannot hold is E_HEAP_EXHAUSTED; it never returns 0.
+export function gpsimd_malloc(bytes: usize, align: usize): usize {
+  // @ts-ignore: the kernel heap's global (assembly/rt/stub.ts); the heap takes blocks below 1 GiB
+  if (<u64>bytes + <u64>align >= (1 << 30)) __gpsimd_heap_refuse(<f64>bytes);
+  if (align <= 16) return heap.alloc(bytes); // the heap's blocks are 16-byte aligned
+  // Over-aligned: the address gets a block header of its own whose size reaches the real block's end, so that
+  // free() of the newest block still gives its bytes back (the padding before it stays taken until the launch ends).
+  const raw = heap.alloc(bytes + align);
+  const p = (raw + align - 1) & ~(align - 1);
+  if (p != raw) store<u32>(p - 4, load<u32>(raw - 4) - <u32>(p - raw));
+  return p;
+}
+export function gpsimd_realloc(ptr: usize, bytes: usize): usize {
+  // @ts-ignore: the kernel heap's global (assembly/rt/stub.ts)
+  if (<u64>bytes >= (1 << 30)) __gpsimd_heap_refuse(<f64>bytes);
+  return heap.realloc(ptr, bytes);
+}
+export function gpsimd_free(ptr: usize): void {
+  // Not a block of this core's heap (a tcm_malloc block, a static address): undefined in C, an error here.
+  if (ptr < <usize>load<u32>(CTX, CTX_HEAP_BASE) || ptr >= <usize>load<u32>(CTX, CTX_HEAP_END)) {
+    abort("free() or delete of 0x" + ptr.toString(16) + ", which malloc or new did not return (a tcm_malloc block is freed with tcm_free)");
+  }
+  heap.free(ptr);
+}
+
+/** abort() of a C++ kernel (abort, assert, exit, libc++'s stops): the host names the kernel's line from the stack. */
+export function gpsimd_abort(message: usize, file: usize, line: i32): void {
+  abort(c_string(message), file ? c_string(file) : null, line, 0);
+}
+
+function c_string(p: usize): string {
+  let n: usize = 0;
+  while (load<u8>(p + n) != 0) n++;
+  return String.UTF8.decodeUnsafe(p, n);
+}
+
+/** A WASI function the kernel's C library reached (build/cpp/host-stubs.ts): a GpSimd core has no host to give it. */
+export function gpsimd_host_unavailable(kind: i32): void {
+  const what = kind == 0 ? "files and the console (print with printf)"
+    : kind == 1 ? "a clock"
+    : kind == 2 ? "the process environment"
+    : kind == 3 ? "process exit (a kernel ends by returning its tensor)"
+    : "the host system";
+  abort("the kernel's C library asked the host for " + what + " (a WASI call), which a GpSimd core does not have");
+}
+
+// Printf's argument records written for the C side (include/gpsimd/printf.h): the context block is the runtime's, and
+// sanitize mode refuses a kernel's stores to it.
+// @ts-ignore: decorator
+@inline function printf_record(i: i32, tag: i32): usize {
+  const rec = CTX + CTX_PRINTF_ARGS + <usize>(i << 4);
+  store<i32>(rec, tag);
+  return rec;
+}
+export function gpsimd_printf_int(i: i32, v: i64): void { store<i64>(printf_record(i, PF_TAG_INT), v, 8); }
+export function gpsimd_printf_uint(i: i32, v: i64): void { store<i64>(printf_record(i, PF_TAG_UINT), v, 8); }
+export function gpsimd_printf_float(i: i32, v: f64): void { store<f64>(printf_record(i, PF_TAG_FLOAT), v, 8); }
+export function gpsimd_printf_string(i: i32, s: usize): void { store<u32>(printf_record(i, PF_TAG_STRING), <u32>s, 8); }

@@ -158,6 +158,25 @@ export function readImports(bytes: Uint8Array, section: Section): Imports {
   return imports;
 }
 
+/** The imported functions of an import section, as module and name, in function index order. */
+export function readFunctionImports(bytes: Uint8Array, section: Section): { module: string; name: string }[] {
+  const r = sectionReader(bytes, section);
+  const text = (range: Range) => new TextDecoder().decode(bytes.subarray(range.start, range.end));
+  const functions: { module: string; name: string }[] = [];
+  for (let count = r.u32(); count > 0; count--) {
+    const module = text(r.vector());
+    const name = text(r.vector());
+    const kind = r.u8();
+    if (kind === 0) { r.u32(); functions.push({ module, name }); }
+    else if (kind === 1) { r.u8(); readLimits(r); }
+    else if (kind === 2) readLimits(r);
+    else if (kind === 3) r.skip(2);
+    else if (kind === 4) { r.u8(); r.u32(); }
+    else throw new WasmFormatError(`unknown import kind ${kind} at offset ${r.pos - 1}`);
+  }
+  return functions;
+}
+
 /** Reads the memory section; returns where each memory's minimum size is encoded. */
 export function readMemories(bytes: Uint8Array, section: Section): Range[] {
   const r = sectionReader(bytes, section);

@@ -28,6 +28,9 @@ export { isCppSource } from "./kernel-decls.js";
 import { readLineTable, lineTableSourceMap } from "./dwarf-lines.js";
 import { mergeRuntime, instrumentKernel, stripDwarf } from "./post-link.js";
 import { atomicWaitMessage } from "../stop-polls.js";
+import { unavailableUses } from "./unavailable.js";
+import { hostStubModules } from "./host-stubs.js";
+import { kernelStaticEnd, reserveStaticData } from "./static-image.js";
 import { cflagConstants } from "../cflags.js";
 import type { RelocatableModule } from "../relocate.js";
 import type { KernelSignature } from "../signatures.js";
@@ -74,13 +77,19 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   if ("messages" in kernelA) return kernelA;
   if ("messages" in kernelB) return kernelB;
   const t3 = performance.now();
-  const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm, (file) => compiled.sourceName(file).startsWith("~lib/")), compiled.sourceName);
+  const rows = readLineTable(kernelA.wasm, (file) => compiled.sourceName(file).startsWith("~lib/"));
+  const unavailable = unavailableUses(kernelA.wasm, rows, compiled.sourceName);
+  if (unavailable.length) return { messages: unavailable };
+  const kernelMap = lineTableSourceMap(rows, compiled.sourceName);
   // Stop polls and stack checks in the kernel's own code; the DWARF goes (the source map has the lines).
   const [polledA, polledB] = await Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap), instrumentKernel(stripDwarf(kernelB.wasm), null)]);
   if (polledA.atomicWaits.length) return { messages: [`error: ${atomicWaitMessage(polledA.atomicWaits)}`] };
   const options = { sanitize: req.sanitize };
-  const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, polledA, options), mergeRuntime(runtime.b, polledB, options)]);
-  const reloc = makeRelocatable(mergedA.wasm, mergedB.wasm, BUILD_BASE_A, BUILD_BASE_B);
+  const stubs = hostStubModules(kernelA.wasm); // the same imports in both links
+  const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, polledA, options, stubs), mergeRuntime(runtime.b, polledB, options, stubs)]);
+  const reloc = makeRelocatable(
+    reserveStaticData(mergedA.wasm, kernelStaticEnd(kernelA.wasm)), reserveStaticData(mergedB.wasm, kernelStaticEnd(kernelB.wasm)), BUILD_BASE_A, BUILD_BASE_B,
+  );
   for (const [file, text] of headerTexts()) texts.set(file, text);
   const t4 = performance.now();
   return {

@@ -19,12 +19,13 @@ function findIncludeDir(from: string): string {
 
 /**
  * Flags every kernel compiles with: the device's C++14, no exceptions or RTTI, wasm SIMD, line tables only; printf
- * stays printf (clang turns printf("text\n") into libc's puts, which would need WASI; gpsimd defines printf only).
+ * stays printf (clang turns printf("text\n") into libc's puts, which would need WASI; gpsimd defines printf only) and
+ * fprintf stays as written (not turned into fwrite), so that the build error for it names what the kernel calls.
  */
 const COMPILE_FLAGS = [
   "--target=wasm32-wasip1", "-O3", "-msimd128", "-mbulk-memory", "-mnontrapping-fptoint", "-msign-ext", "-fno-builtin-printf",
   "-gline-tables-only", "-gdwarf-4", "-fno-exceptions", "-fno-rtti", "-fno-threadsafe-statics", "-std=c++14", "-Iinclude",
-  "-fdiagnostics-absolute-paths", "-fno-color-diagnostics", "-fno-caret-diagnostics",
+  "-fno-builtin-fprintf", "-fdiagnostics-absolute-paths", "-fno-color-diagnostics", "-fno-caret-diagnostics",
 ];
 /** extra_cflags that reach clang: macros, the standard, the optimisation level, warnings. */
 const PASSED_FLAG = /^-(?:D|U|std=|O|W)/;
@@ -65,7 +66,9 @@ export async function compileCpp(files: string[], texts: Map<string, string>, ex
   };
   let stderr = "";
   const names = [...virtual.keys(), EXPORTS_UNIT];
-  const flags = [...COMPILE_FLAGS, ...extraCflags.filter((f) => PASSED_FLAG.test(f))];
+  // __FILE__ (assert's message) names the user's file, not its place in the virtual tree.
+  const fileMaps = files.map((file, i) => `-fmacro-prefix-map=src/${i}/=${path.dirname(file)}/`);
+  const flags = [...COMPILE_FLAGS, ...fileMaps, ...extraCflags.filter((f) => PASSED_FLAG.test(f))];
   const objectOf = (n: string) => path.basename(n).replace(/\.[^.]+$/, ".o");
   const objects: FileTree = {};
   try {

@@ -23,6 +23,7 @@ export function cppKernels(file: string, text: string): { kernels: CppKernel[]; 
     const at = m.index + m[1].length;
     if (depthAt(code, at) !== 0) continue; // a method or a nested block, not a kernel
     if (/\bstatic\b/.test(m[2])) continue; // internal linkage: not callable as an operator
+    if (/\btemplate\s*<[^;{}]*>\s*$/.test(code.slice(Math.max(0, at - 300), at))) continue; // a template: kernels are its instances' callers
     const name = m[3];
     const line = lineOf(code, at + m[0].slice(m[1].length).search(/\S/));
     const params: KernelParam[] = [];

@@ -2,7 +2,8 @@
 // user's kernels again (as written) and exports each under its own name with
 // numbers-only parameters (tensors as descriptor addresses), switching the
 // C++ stack to this core's heap first; and it defines printf on top of the
-// runtime (so libc's printf, which would need WASI, is never linked).
+// runtime (so libc's printf, which would need WASI, is never linked) and the
+// device's heap and abort for the C and C++ libraries (gpsimd/device-libc.h).
 import type { CppKernel } from "./kernel-decls.js";
 
 /**
@@ -28,6 +29,7 @@ const RAW: Record<string, string> = { tensor: "uint32_t", f64: "double", f32: "f
 export function kernelExportsSource(kernels: CppKernel[], stackBytes: number): string {
   const lines = [
     "#include <torch/torch.h>",
+    "#include <gpsimd/device-libc.h>",
     "#include <stdarg.h>",
     "#include <string.h>",
     ...kernels.map((k) => `${k.returnText} ${k.name}(${k.paramsText});`),

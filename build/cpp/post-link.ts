@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { ByteReader, SectionId, readSections } from "../wasm-reader.js";
+import type { StubModule } from "./host-stubs.js";
 
 const run = promisify(execFile);
 const binaryenBin = (tool: string) => path.join(path.dirname(createRequire(import.meta.url).resolve("binaryen/package.json")), "bin", tool);
@@ -79,10 +80,12 @@ async function withBinaryen(m: MappedModule, pass: (module: binaryen.Module) => 
   }
 }
 
-/** The merged, instrumented kernel module: the runtime, then the kernel (instrumentKernel's output). */
-export async function mergeRuntime(runtime: Uint8Array, kernel: MappedModule, options: KernelModuleOptions): Promise<MappedModule> {
-  const merged = await instrumentKernelModule(await merge(runtime, kernel.wasm, kernel.sourceMap), options);
-  return options.sanitize ? sanitized(merged) : merged;
+/** The merged, instrumented kernel module: the runtime, then the kernel (instrumentKernel's output, without its DWARF). */
+export async function mergeRuntime(runtime: Uint8Array, kernel: MappedModule, options: KernelModuleOptions, stubs: StubModule[] = []): Promise<MappedModule> {
+  const merged = await merge(runtime, kernel.wasm, kernel.sourceMap, stubs);
+  // Sanitize before the optimiser inlines the runtime's entries (stream writes, tensor ops) into the kernel's
+  // functions: inlined, the runtime's stores to its own bookkeeping would be checked as the kernel's.
+  return instrumentKernelModule(options.sanitize ? sanitized(merged) : merged, options);
 }
 
 /**
@@ -106,15 +109,17 @@ function sanitized(m: MappedModule): MappedModule {
  * The runtime goes in without a source map: its functions keep their names (~lib/gpsimd/...), so the source locator
  * treats them as library frames and names the kernel's frame that called them; and the map stays small.
  */
-async function merge(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string | null): Promise<MappedModule> {
+async function merge(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string | null, stubs: StubModule[]): Promise<MappedModule> {
   return withTemp(async (f) => {
     await writeFile(f("runtime.wasm"), runtime);
     await writeFile(f("kernel.wasm"), kernel);
+    await Promise.all(stubs.map((s, i) => writeFile(f(`stub${i}.wasm`), s.wasm)));
     const maps = kernelMap !== null;
     if (maps) await writeFile(f("kernel.map"), kernelMap);
     await run(process.execPath, [binaryenBin("wasm-merge"),
       f("runtime.wasm"), ABI_MODULE,
       f("kernel.wasm"), "kernel", ...(maps ? ["-ism", f("kernel.map")] : []),
+      ...stubs.flatMap((s, i) => [f(`stub${i}.wasm`), s.name]),
       "-o", f("merged.wasm"), ...(maps ? ["-osm", f("merged.map")] : []), "-g", ...FEATURES,
     ], { maxBuffer: 1 << 26 });
     return { wasm: new Uint8Array(await readFile(f("merged.wasm"))), sourceMap: maps ? await readFile(f("merged.map"), "utf8") : null };

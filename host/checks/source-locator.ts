@@ -298,7 +298,7 @@ function readModuleInfo(wasm: Uint8Array): ModuleInfo {
 const utf8 = new TextDecoder();
 
 /** Reads the function names subsection (id 1) of the custom section "name", if that is what `section` is. */
-function readFunctionNames(wasm: Uint8Array, section: Section, names: Map<number, string>): void {
+export function readFunctionNames(wasm: Uint8Array, section: Section, names: Map<number, string>): void {
   const r = new ByteReader(wasm, section.contentStart, section.end);
   const text = (range: { start: number; end: number }) => utf8.decode(wasm.subarray(range.start, range.end));
   if (text(r.vector()) !== "name") return;

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <assert.h>  // as libtorch's headers bring it (c10/macros/Macros.h): the API guide's kernels call assert()
 #include <gpsimd/abi.h>
+#include <gpsimd/printf.h>
 
 // assert() fails as an AssemblyScript assert does: a KernelAbortError naming the expression and the kernel's line (the
 // C library's __assert_fail would need WASI's stderr, which a kernel does not have). Including <assert.h> again
@@ -303,6 +304,20 @@ class IntArrayRef {
     return true;
   }
   bool operator!=(const IntArrayRef& o) const { return !(*this == o); }
+  /** for (int64_t s : t.sizes()): an iterator over the dimensions' sizes. */
+  class iterator {
+   public:
+    iterator(const IntArrayRef* a, size_t d) : a_(a), d_(d) {}
+    int64_t operator*() const { return (*a_)[d_]; }
+    iterator& operator++() { d_++; return *this; }
+    bool operator!=(const iterator& o) const { return d_ != o.d_; }
+    bool operator==(const iterator& o) const { return d_ == o.d_; }
+   private:
+    const IntArrayRef* a_;
+    size_t d_;
+  };
+  iterator begin() const { return iterator(this, 0); }
+  iterator end() const { return iterator(this, size()); }
   /** Copies the sizes into out (at least 8 entries); returns how many. */
   int32_t copy_to(int64_t* out) const { for (int32_t d = 0; d < n_ && d < 8; d++) out[d] = (*this)[d]; return n_; }
  private:
