@@ -337,9 +337,13 @@ export function gpsimd_clamp(result: usize, self: usize, lo_f: f64, lo_i: i64, l
   return hi_int ? clamp_as<f64, i64>(result, self, lo_f, hi_i) : clamp_as<f64, f64>(result, self, lo_f, hi_f);
 }
 
-/** assert() failed in a C++ kernel: it aborts as an AssemblyScript assert does (KernelAbortError), with the expression and the .cpp line. */
+/**
+ * assert() failed in a C++ kernel: it aborts as an AssemblyScript assert does (KernelAbortError), with the expression
+ * and the assert's own .cpp line in the text (optimised code may move the failing call away from it).
+ */
 export function gpsimd_assert_fail(expr: usize, expr_bytes: i32, file: usize, file_bytes: i32, line: i32): void {
-  abort(`assertion failed: ${String.UTF8.decodeUnsafe(expr, <usize>expr_bytes)}`, String.UTF8.decodeUnsafe(file, <usize>file_bytes), <u32>line, 0);
+  const path = String.UTF8.decodeUnsafe(file, <usize>file_bytes);
+  abort(`assertion failed: ${String.UTF8.decodeUnsafe(expr, <usize>expr_bytes)} (${path}:${line})`, path, <u32>line, 0);
 }
 
 // The C library's heap (malloc, operator new, std::vector; include/gpsimd/device-libc.h): this core's kernel heap, as

@@ -77,10 +77,10 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   if ("messages" in kernelA) return kernelA;
   if ("messages" in kernelB) return kernelB;
   const t3 = performance.now();
-  const rows = readLineTable(kernelA.wasm, (file) => compiled.sourceName(file).startsWith("~lib/"));
-  const unavailable = unavailableUses(kernelA.wasm, rows, compiled.sourceName);
+  // Host-only calls are named by the rows as compiled; the source map places header code at the kernel statement.
+  const unavailable = unavailableUses(kernelA.wasm, readLineTable(kernelA.wasm), compiled.sourceName);
   if (unavailable.length) return { messages: unavailable };
-  const kernelMap = lineTableSourceMap(rows, compiled.sourceName);
+  const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm, (file) => compiled.sourceName(file).startsWith("~lib/")), compiled.sourceName);
   // Stop polls and stack checks in the kernel's own code; the DWARF goes (the source map has the lines).
   const [polledA, polledB] = await Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap), instrumentKernel(stripDwarf(kernelB.wasm), null)]);
   if (polledA.atomicWaits.length) return { messages: [`error: ${atomicWaitMessage(polledA.atomicWaits)}`] };

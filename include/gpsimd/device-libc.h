@@ -73,19 +73,11 @@ static size_t gpsimd_append_int(char* out, size_t n, size_t cap, int v) {
   return gpsimd_append(out, n, cap, digits + k);
 }
 
-// The text names the assert's own line: optimised code may move the failing call away from it.
-void __assert_fail(const char* expr, const char* file, int line, const char* func) {
-  char text[512];
-  size_t n = gpsimd_append(text, 0, sizeof text, "assertion failed: ");
-  n = gpsimd_append(text, n, sizeof text, expr);
-  n = gpsimd_append(text, n, sizeof text, " (in ");
-  n = gpsimd_append(text, n, sizeof text, func);
-  n = gpsimd_append(text, n, sizeof text, ", ");
-  n = gpsimd_append(text, n, sizeof text, file);
-  n = gpsimd_append(text, n, sizeof text, ":");
-  n = gpsimd_append_int(text, n, sizeof text, line);
-  gpsimd_append(text, n, sizeof text, ")");
-  gpsimd_abort(text, file, line);
+// The C library's assert (a kernel that includes <cassert> after torch.h): the same failure as torch.h's assert.
+__attribute__((import_module("gpsimd-abi"), import_name("gpsimd_assert_fail"))) void gpsimd_assert_fail(const char* expr, int32_t expr_bytes, const char* file, int32_t file_bytes, int32_t line);
+void __assert_fail(const char* expr, const char* file, int line, const char*) {
+  gpsimd_assert_fail(expr, (int32_t)strlen(expr), file, (int32_t)strlen(file), line);
+  __builtin_unreachable();
 }
 }  // extern "C"
 

@@ -20,17 +20,13 @@
 
 // assert() fails as an AssemblyScript assert does: a KernelAbortError naming the expression and the kernel's line (the
 // C library's __assert_fail would need WASI's stderr, which a kernel does not have). Including <assert.h> again
-// brings the C library's macro back; __assert_fail below then still aborts through the runtime.
+// brings the C library's macro back; its __assert_fail (gpsimd/device-libc.h) then still aborts through the runtime.
 #undef assert
 #ifdef NDEBUG
 #define assert(x) ((void)0)
 #else
 #define assert(x) ((void)((x) || (gpsimd_assert_fail(#x, (int32_t)__builtin_strlen(#x), __FILE__, (int32_t)__builtin_strlen(__FILE__), __LINE__), 0)))
 #endif
-extern "C" __attribute__((weak, noreturn)) inline void __assert_fail(const char* expr, const char* file, int line, const char*) {
-  gpsimd_assert_fail(expr, (int32_t)__builtin_strlen(expr), file, (int32_t)__builtin_strlen(file), line);
-  __builtin_unreachable();
-}
 
 namespace c10 {
 namespace detail {
