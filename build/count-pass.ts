@@ -33,6 +33,7 @@ import {
 } from "./wasm-reader.js";
 import { INSTRUCTION_CLASSES, counterExport, type InstructionClass } from "./count-names.js";
 import { STOP_IMPORT } from "./stop-poll-names.js";
+import { readFunctionNames } from "../host/checks/source-locator.js";
 
 /** What the pass needs to know about the module's code. */
 export interface CountingOptions {
@@ -141,22 +142,7 @@ function limits(r: ByteReader): void {
 /** Names of functions from the "name" custom section. */
 function functionNames(bytes: Uint8Array, sections: Section[]): Map<number, string> {
   const names = new Map<number, string>();
-  for (const s of sections.filter((x) => x.id === SectionId.custom)) {
-    const r = new ByteReader(bytes, s.contentStart, s.end);
-    const title = r.vector();
-    if (utf8.decode(bytes.subarray(title.start, title.end)) !== "name") continue;
-    while (!r.atEnd) {
-      const id = r.u8();
-      const { start, end } = r.vector();
-      if (id !== 1) continue;
-      const sub = new ByteReader(bytes, start, end);
-      for (let count = sub.u32(); count > 0; count--) {
-        const index = sub.u32();
-        const v = sub.vector();
-        names.set(index, utf8.decode(bytes.subarray(v.start, v.end)));
-      }
-    }
-  }
+  for (const s of sections) if (s.id === SectionId.custom) readFunctionNames(bytes, s, names);
   return names;
 }
 

@@ -5,6 +5,7 @@
 // which statement called it (dwarf-lines.ts uses it to give the code inlined
 // from gpsimd's headers the line of the kernel statement that called them).
 import { ByteReader, SectionId, readSections, WasmFormatError } from "../wasm-reader.js";
+import { customName, u16, u32le, u64le, uleb, sleb } from "./dwarf-read.js";
 
 /** An inlined call: the module byte ranges of its code, its call site, and how many inlined calls enclose it. */
 export interface InlinedCall {
@@ -141,22 +142,3 @@ function readRanges(wasm: Uint8Array, start: number, end: number, base: number, 
   }
 }
 
-function customName(wasm: Uint8Array, at: number): { name: string; end: number } {
-  const r = new ByteReader(wasm, at);
-  const n = r.u32();
-  return { name: new TextDecoder().decode(wasm.subarray(r.pos, r.pos + n)), end: r.pos + n };
-}
-
-function u16(r: ByteReader): number { return r.u8() | (r.u8() << 8); }
-function u32le(r: ByteReader): number { return (u16(r) | (u16(r) << 16)) >>> 0; }
-function u64le(r: ByteReader): number { const lo = u32le(r); return lo + u32le(r) * 2 ** 32; }
-function uleb(r: ByteReader): number {
-  let result = 0, scale = 1, byte: number;
-  do { byte = r.u8(); result += (byte & 0x7f) * scale; scale *= 128; } while (byte & 0x80);
-  return result;
-}
-function sleb(r: ByteReader): number {
-  let result = 0, scale = 1, byte: number;
-  do { byte = r.u8(); result += (byte & 0x7f) * scale; scale *= 128; } while (byte & 0x80);
-  return byte & 0x40 ? result - scale : result;
-}

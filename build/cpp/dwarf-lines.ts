@@ -5,6 +5,7 @@
 // the form Binaryen carries through its passes (wasm-merge/wasm-opt -ism/-osm).
 import { ByteReader, SectionId, readSections, WasmFormatError } from "../wasm-reader.js";
 import { readInlinedCalls, type InlinedCall } from "./dwarf-inlines.js";
+import { customName, u16, u32le, sleb } from "./dwarf-read.js";
 
 /** One row of the line table: a module byte offset and its source place (line 0: no source). */
 export interface LineRow { offset: number; file: string; line: number; column: number; }
@@ -51,19 +52,6 @@ function atCallers(rows: LineRow[], calls: InlinedCall[], isLibrary: (file: stri
   });
 }
 
-function customName(wasm: Uint8Array, at: number): { name: string; end: number } {
-  const r = new ByteReader(wasm, at);
-  const n = r.u32();
-  return { name: new TextDecoder().decode(wasm.subarray(r.pos, r.pos + n)), end: r.pos + n };
-}
-
-function u16(r: ByteReader): number { return r.u8() | (r.u8() << 8); }
-function u32le(r: ByteReader): number { return (u16(r) | (u16(r) << 16)) >>> 0; }
-function sleb(r: ByteReader): number {
-  let result = 0, shift = 0, byte: number;
-  do { byte = r.u8(); result |= (byte & 0x7f) << shift; shift += 7; } while (byte & 0x80);
-  return shift < 32 && (byte & 0x40) ? result | (-1 << shift) : result;
-}
 function cstring(r: ByteReader): string {
   const from = r.pos;
   while (r.u8() !== 0) { /* to the terminator */ }
