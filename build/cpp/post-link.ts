@@ -132,7 +132,9 @@ async function merge(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string 
  * instrumentation follows, on the result: sanitized().)
  */
 export function kernelModulePasses(_options: KernelModuleOptions): string[] {
-  return ["-O3", "--always-inline-max-function-size=100"];
+  // printf's runtime entries stay calls: inlined, the call instruction that carries the kernel's printf line would be
+  // replaced by runtime code without one, and a kernel whose only statement is a printf would keep no line at all.
+  return ["--no-inline", "--pass-arg=no-inline@*gpsimd_printf*", "-O3", "--always-inline-max-function-size=100"];
 }
 
 /**
