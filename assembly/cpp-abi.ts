@@ -7,7 +7,7 @@
 // addresses; element types are spelled by suffix (f32 f64 i64 i32 i16 u16 i8 u8).
 import { Tensor } from "./tensor";
 import { get_cpu_id, get_cpu_count, get_dst_tensor } from "./core";
-import { tcm_malloc, tcm_free, TcmAccessor } from "./tcm";
+import { tcm_malloc, tcm_malloc_at, tcm_free, TcmAccessor } from "./tcm";
 import { Accessor, Accessor2, Row1, Row2 } from "./accessor";
 import { ReadStreamAccessor, WriteStreamAccessor } from "./stream";
 import { printf } from "./printf";
@@ -25,6 +25,8 @@ export function gpsimd_cpu_count(): u32 { return get_cpu_count(); }
 export function gpsimd_dst(): usize { return changetype<usize>(get_dst_tensor()); }
 
 export function gpsimd_tcm_malloc(nbytes: usize): usize { return tcm_malloc(nbytes); }
+/** tcm_malloc for the kernel statement numbered `site` (build/allocation-sites.ts rewrites the kernel's calls). */
+export function gpsimd_tcm_malloc_at(nbytes: usize, site: i32): usize { return tcm_malloc_at(nbytes, site); }
 export function gpsimd_tcm_free(ptr: usize): void { tcm_free(ptr); }
 
 export function gpsimd_numel(desc: usize): i64 { return T(desc).numel(); }

@@ -9,7 +9,7 @@ import {
 } from "./layout";
 import { E_TCM_LEAK, E_STREAM_NOT_CLOSED } from "./errors";
 import { CTX, FLAGS, set_core, checks_on, fail, warn, slot_of } from "./core";
-import { check_guard, reset_tcm_serial, reset_copy_counters, flush_copy_counters, forget_cached_block } from "./tcm";
+import { check_guard, reset_copy_counters, flush_copy_counters, forget_cached_block } from "./tcm";
 import { pending_writes } from "./stream";
 import { reset_access_counters, flush_access_counters } from "./accessor";
 import { reset_write_log, flush_write_bitmap } from "./writelog";
@@ -27,7 +27,6 @@ export function __gpsimd_enter(ctx: usize): void {
   store<i32>(ctx, 0, CTX_ROW_SERIAL);
   memory.fill(ctx + CTX_STAT_TCM_IN_BYTES, 0, CTX_STATS_END - CTX_STAT_TCM_IN_BYTES);
   memory.fill(ctx + CTX_TCM_CLEAN, 0, TCM_ARENA_BYTES / TCM_GRANULE / 8);
-  reset_tcm_serial();
   reset_copy_counters();
   reset_access_counters();
   forget_cached_block();

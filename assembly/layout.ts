@@ -3,7 +3,7 @@
 // numbers; every library load compares them (see __gpsimd_layout in entry.ts).
 
 /** Bumped whenever a number below changes. */
-export const ABI_VERSION: i32 = 1;
+export const ABI_VERSION: i32 = 2;
 
 // ---- core context block (one per emulated core) ----
 export const CTX_CPU_ID: i32 = 0;          // i32
@@ -82,7 +82,7 @@ export const STREAM_CACHE_BYTES: i32 = 4096;
 export const TCMB_PTR: i32 = 0;            // u32
 export const TCMB_SIZE: i32 = 4;           // u32, bytes asked for
 export const TCMB_KIND: i32 = 8;           // i32, 0 = tcm_malloc, 1 = stream cache
-export const TCMB_SERIAL: i32 = 12;        // i32, allocation number in this launch
+export const TCMB_SITE: i32 = 12;          // i32, the kernel statement that allocated it (build/allocation-sites.ts), 0 unknown
 
 // ---- tensor descriptor ----
 export const TD_DATA: i32 = 0;             // u32, address in device memory

@@ -3,7 +3,7 @@
 // that copies, frees and the exit check can name the block involved.
 import {
   CTX_TCM_BASE, CTX_TCM_USED, CTX_TCM_NBLOCKS, CTX_TCM_TABLE, CTX_TCM_PEAK, CTX_FREED, CTX_FREED_NEXT,
-  MAX_TCM_BLOCKS, MAX_FREED, TCMB_BYTES, TCMB_PTR, TCMB_SIZE, TCMB_KIND, TCMB_SERIAL,
+  MAX_TCM_BLOCKS, MAX_FREED, TCMB_BYTES, TCMB_PTR, TCMB_SIZE, TCMB_KIND, TCMB_SITE,
   TCM_POOL_BYTES, TCM_ARENA_BYTES, TCM_ALIGN, TCM_GUARD_BYTES, TCM_GUARD_BYTE, TCM_POISON_BYTE, TCM_GRANULE, CTX_TCM_CLEAN,
   TD_DATA, TD_NUMEL, TD_FLAGS, TD_DTYPE, TDF_READ_ONLY, TDF_OUTPUT, TDF_KERNEL_OWNED,
   FLAG_POISON, TRACE_TCM_IN, TRACE_TCM_OUT, TRACE_TCM_MALLOC, TRACE_TCM_FREE,
@@ -32,11 +32,19 @@ const NO_TENSOR: i32 = -3;
 
 /** Allocates nbytes of this core's TCM; returns 0 when the 16 KB pool cannot satisfy it. */
 export function tcm_malloc(nbytes: usize): usize {
-  return tcm_alloc(nbytes, 0);
+  return tcm_malloc_at(nbytes, 0);
 }
 
-/** Allocates a TCM block of the given kind (0 tcm_malloc, 1 stream cache); 0 when the pool is full. */
-export function tcm_alloc(nbytes: usize, kind: i32): usize {
+/**
+ * tcm_malloc for the kernel statement numbered `site`: the build turns every kernel's tcm_malloc call into this one
+ * (build/allocation-sites.ts), so that a block still allocated at return names the statement (0: not known).
+ */
+export function tcm_malloc_at(nbytes: usize, site: i32): usize {
+  return tcm_alloc(nbytes, 0, site);
+}
+
+/** Allocates a TCM block of the given kind (0 tcm_malloc, 1 stream cache) for allocation site `site`; 0 when the pool is full. */
+export function tcm_alloc(nbytes: usize, kind: i32, site: i32 = 0): usize {
   const used = load<i32>(CTX, CTX_TCM_USED);
   const charge = round_up(nbytes);
   if (nbytes == 0 || charge + <usize>used > <usize>TCM_POOL_BYTES) return 0;
@@ -58,7 +66,7 @@ export function tcm_alloc(nbytes: usize, kind: i32): usize {
   store<u32>(e, <u32>at, TCMB_PTR);
   store<u32>(e, <u32>nbytes, TCMB_SIZE);
   store<i32>(e, kind, TCMB_KIND);
-  store<i32>(e, serial++, TCMB_SERIAL);
+  store<i32>(e, site, TCMB_SITE);
   store<i32>(CTX, n + 1, CTX_TCM_NBLOCKS);
   store<i32>(CTX, used + <i32>charge, CTX_TCM_USED);
   if (used + <i32>charge > load<i32>(CTX, CTX_TCM_PEAK)) store<i32>(CTX, used + <i32>charge, CTX_TCM_PEAK);
@@ -116,10 +124,6 @@ function set_clean(start: usize, end: usize, clean: bool): void {
   if (clean) mark((start - arena + size - 1) / size, (end - arena) / size, true);
   else mark((start - arena) / size, (end - arena + size - 1) / size, false);
 }
-
-let serial: i32 = 0;
-/** Restarts the allocation numbering (each launch). */
-export function reset_tcm_serial(): void { serial = 0; }
 
 /** Frees a block from tcm_malloc. tcm_free(0) does nothing. */
 export function tcm_free(ptr: usize): void {

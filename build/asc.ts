@@ -13,6 +13,7 @@ import type binaryen from "binaryen";
 import { INITIAL_PAGES } from "../host/library/build-constants.js";
 import { insertStopPolls, atomicWaitMessage } from "./stop-polls.js";
 import { keepCallSites } from "./call-sites.js";
+import { numberAllocationSites } from "./allocation-sites.js";
 import { ASSEMBLY_DIR, ASCONFIG_FILE } from "./paths.js";
 
 
@@ -37,7 +38,8 @@ export interface AscInput {
   /** Changes the compiled module before it is optimized (the sanitizer's instrumentation, build/sanitize-pass.ts). */
   afterCompile?: (module: binaryen.Module) => void;
   /**
-   * Keep the kernel API's setup calls as calls (build/call-sites.ts; default true): for AssemblyScript kernels,
+   * Keep the kernel API's setup calls as calls (build/call-sites.ts) and number the kernel's tcm_malloc calls
+   * (build/allocation-sites.ts); default true: for AssemblyScript kernels,
    * whose lines come from asc's source map. The C++ device runtime is compiled without: a C++ kernel's lines come
    * from its own DWARF, and the runtime inlined into the kernel's C ABI calls is what the locator expects there.
    */
@@ -114,7 +116,10 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
         afterCompile: (module: binaryen.Module) => {
           input.afterCompile?.(module);
           atomicWaits.push(...insertStopPolls(module).atomicWaits);
-          if (input.keepCallSites !== false) keepCallSites(module);
+          if (input.keepCallSites !== false) {
+            numberAllocationSites(module, { from: "~lib/gpsimd/tcm/tcm_malloc", to: "~lib/gpsimd/tcm/tcm_malloc_at" });
+            keepCallSites(module);
+          }
         },
       } as Transform],
       stdout: sink(), stderr: sink((s) => { text += s; }),

@@ -19,7 +19,7 @@ export const KEPT_CALLS: readonly string[] = [
   "~lib/gpsimd/tensor/Tensor#write_stream_accessor*",
   "~lib/gpsimd/tensor/Tensor#set_accessor_coherence_policy",
   "~lib/gpsimd/stream/*StreamAccessor<*>#close",
-  "~lib/gpsimd/tcm/tcm_malloc",
+  "~lib/gpsimd/tcm/tcm_malloc*", // tcm_malloc_at too: its site operand must reach it (build/allocation-sites.ts)
   "~lib/gpsimd/tcm/tcm_free",
   "~lib/gpsimd/tcm/TcmAccessor#*",
   "~lib/gpsimd/factories/*",

@@ -9,6 +9,7 @@ import binaryen from "binaryen";
 import { instrumentMemory, isGpsimdRuntime } from "../sanitize-pass.js";
 import { insertStopPolls } from "../stop-polls.js";
 import { insertStackChecks } from "./stack-checks.js";
+import { numberAllocationSites } from "../allocation-sites.js";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -40,17 +41,29 @@ export interface InstrumentedKernel extends MappedModule { atomicWaits: string[]
 
 /**
  * The C++ kernel's own instrumentation, on the linked kernel alone (so the runtime's functions, which asc polled
- * already, get no second poll): stop polls (build/stop-polls.ts) that read the runtime's stop word, which the kernel
- * imports and the merge joins to the runtime's; and stack checks (stack-checks.ts). Build B goes the same way
- * without a map, so both builds get the same code.
+ * already, get no second poll): numbered tcm_malloc calls (build/allocation-sites.ts); stop polls
+ * (build/stop-polls.ts) that read the runtime's stop word, which the kernel imports and the merge joins to the
+ * runtime's; and stack checks (stack-checks.ts). Build B goes the same way without a map, so both builds get the
+ * same code.
  */
 export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | null): Promise<InstrumentedKernel> {
   let atomicWaits: string[] = [];
   const out = await withBinaryen({ wasm: kernel, sourceMap: kernelMap }, (module) => {
+    const malloc = importedFunction(module, ABI_MODULE, "gpsimd_tcm_malloc");
+    if (malloc) numberAllocationSites(module, { from: malloc, to: "gpsimd_tcm_malloc_at", import: { module: ABI_MODULE, base: "gpsimd_tcm_malloc_at" } });
     atomicWaits = insertStopPolls(module, { stopWordFrom: ABI_MODULE }).atomicWaits;
     insertStackChecks(module, ABI_MODULE);
   });
   return { ...out, atomicWaits };
+}
+
+/** The internal name of the function the module imports as module.base, if it does. */
+function importedFunction(module: binaryen.Module, from: string, base: string): string | null {
+  for (let i = 0; i < module.getNumFunctions(); i++) {
+    const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
+    if (info.module === from && info.base === base) return info.name;
+  }
+  return null;
 }
 
 /**
@@ -134,7 +147,13 @@ async function merge(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string 
 export function kernelModulePasses(_options: KernelModuleOptions): string[] {
   // printf's runtime entries stay calls: inlined, the call instruction that carries the kernel's printf line would be
   // replaced by runtime code without one, and a kernel whose only statement is a printf would keep no line at all.
-  return ["--no-inline", "--pass-arg=no-inline@*gpsimd_printf*", "-O3", "--always-inline-max-function-size=100"];
+  // So does the allocator that takes a site: its site operand must reach a call (build/allocation-sites.ts). Each
+  // no-inline pass takes one name pattern: the full and partial variants (both together are --no-inline) mark it.
+  return [
+    "--no-inline", "--pass-arg=no-inline@*gpsimd_printf*",
+    "--no-full-inline", "--no-partial-inline", "--pass-arg=no-full-inline@*tcm_malloc_at*", "--pass-arg=no-partial-inline@*tcm_malloc_at*",
+    "-O3", "--always-inline-max-function-size=100",
+  ];
 }
 
 /**

@@ -3,7 +3,8 @@
 import { toOriginalOffset } from "../../build/relocate.js";
 import { WRAPPER_FRAME } from "../../build/cpp/kernel-exports.js";
 import { isCppSource } from "../../build/cpp/kernel-decls.js";
-import { ByteReader, SectionId, readFunctionBodies, readImports, readSections, type Section } from "../../build/wasm-reader.js";
+import { ByteReader, SectionId, decodeBody, readFunctionBodies, readImports, readSections, OP_I32_CONST, type FunctionBody, type Section } from "../../build/wasm-reader.js";
+import { isSitedAllocator } from "../../build/allocation-sites.js";
 
 /** A place in a kernel's sources. */
 export interface SourcePlace { function: string; file: string | null; line: number; column: number; }
@@ -16,6 +17,11 @@ export interface SourceLocator {
    * called into the library; without a file when no line of the kernel's own maps there. Null if none.
    */
   locateKernel(stack: string): SourcePlace | null;
+  /**
+   * The kernel statement whose tcm_malloc the build numbered `site` (build/allocation-sites.ts): the place of the
+   * call that passes it. Null for 0, or when no call passes it (the optimiser folded it away: not seen so far).
+   */
+  locateAllocation(site: number): SourcePlace | null;
 }
 
 /**
@@ -129,6 +135,7 @@ export function createSourceLocator(sourceMapJson: string, offsetMap: Uint32Arra
   const frames = (stack: string, innermostAtCall: boolean): Frame[] =>
     [...stack.matchAll(WASM_FRAME)].map((frame, i) => place(Number(frame[1]), parseInt(frame[2], 16), innermostAtCall || i > 0));
   const placeOf = ({ kernel: _k, ...p }: Frame): SourcePlace => p;
+  let allocationCalls: Map<number, { index: number; offset: number }> | null = null;
   return {
     locate(stack: string): SourcePlace | null {
       const all = frames(stack, false);
@@ -140,8 +147,37 @@ export function createSourceLocator(sourceMapJson: string, offsetMap: Uint32Arra
       // Library code inlined before any of the function's own code keeps no kernel line: name the function only.
       return kernel ? (kernel.file !== null && isLibrary(kernel) ? { ...placeOf(kernel), file: null, line: 0, column: 0 } : placeOf(kernel)) : null;
     },
+    locateAllocation(site: number): SourcePlace | null {
+      allocationCalls ??= findAllocationCalls(wasm, module);
+      const call = site ? allocationCalls.get(site) : undefined;
+      return call ? placeOf(place(call.index, call.offset, true)) : null;
+    },
   };
 }
+
+/**
+ * Every numbered allocation call of the module (build/allocation-sites.ts): `i32.const site` right before a call of
+ * an allocator that takes a site, by site. Read on the first leak a library reports, not at load.
+ */
+function findAllocationCalls(wasm: Uint8Array, module: ModuleInfo): Map<number, { index: number; offset: number }> {
+  const calls = new Map<number, { index: number; offset: number }>();
+  const allocators = new Set([...module.names].filter(([, name]) => isSitedAllocator(name)).map(([index]) => index));
+  if (!allocators.size) return calls;
+  module.bodies.forEach((body, i) => {
+    let code;
+    try { code = decodeBody(wasm, body); } catch { return; } // a module that compiled decodes; just in case, skip it
+    for (let k = 1; k < code.length; k++) {
+      const [before, call] = [code[k - 1], code[k]];
+      if (call.prefix !== 0 || call.code !== OP_CALL || before.prefix !== 0 || before.code !== OP_I32_CONST) continue;
+      if (!allocators.has(new ByteReader(wasm, call.start + 1).u32())) continue;
+      const site = before.fields[0].value;
+      if (site && !calls.has(site)) calls.set(site, { index: module.importedFunctions + i, offset: call.start });
+    }
+  });
+  return calls;
+}
+
+const OP_CALL = 0x10;
 
 /**
  * The source file of the instruction at `offset` of a function whose body starts at `bodyStart` (offsets in the module
@@ -272,7 +308,7 @@ interface ModuleInfo {
   names: Map<number, string>;
   importedFunctions: number;
   /** Where each defined function's body (its locals, then its code) is in the module. */
-  bodies: Array<{ start: number; end: number }>;
+  bodies: FunctionBody[];
 }
 
 function readModuleInfo(wasm: Uint8Array): ModuleInfo {

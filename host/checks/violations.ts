@@ -55,7 +55,7 @@ function dtypeName(t: number): string {
  * library), added to the message as " at fn (file:line:column)" (or " at fn") and to the details.
  */
 export function violationError(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite, place: SourcePlace | null = null): GpsimdError {
-  const error = describeViolation(code, slot, a, b, c, site);
+  const error = describeViolation(code, slot, a, b, c, site, place !== null);
   if (!place) return error;
   const Class = error.constructor as new (code: string, message: string, context: ErrorContext) => GpsimdError;
   const at = place.file ? { file: place.file, line: place.line, column: place.column } : {};
@@ -64,7 +64,8 @@ export function violationError(code: number, slot: number, a: number, b: number,
   });
 }
 
-function describeViolation(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite): GpsimdError {
+/** The error without its place; `placed`: the place will follow the message (phrased for it). */
+function describeViolation(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite, placed: boolean): GpsimdError {
   const where = `${site.op} (core ${site.core})`;
   const t = site.tensorName(slot);
   const ctx = (details: Record<string, unknown>) => ({ op: site.op, core: site.core, details: { slot, ...details } });
@@ -88,7 +89,8 @@ function describeViolation(code: number, slot: number, a: number, b: number, c: 
     case K.E_TCM_DOUBLE_FREE:
       return new TcmFreeError("E_TCM_DOUBLE_FREE", `${where}: tcm_free(${tcm(a, site)}): this block was already freed`, ctx({ address: a }));
     case K.E_TCM_LEAK:
-      return new TcmLeakError("E_TCM_LEAK", `${where}: ${a} TCM block${a === 1 ? "" : "s"} (${bytes(b)}) still allocated when the kernel returned, the first at ${tcm(c, site)}; call tcm_free (and close() stream accessors)`, ctx({ blocks: a, bytes: b, first: c }));
+      // The place of a leak is the statement that allocated the first block (host/cores/kernel-instance.ts).
+      return new TcmLeakError("E_TCM_LEAK", `${where}: ${a} TCM block${a === 1 ? "" : "s"} (${bytes(b)}) still allocated when the kernel returned (call tcm_free, and close() stream accessors): the first at ${tcm(c, site)}${placed ? ", allocated by tcm_malloc" : ""}`, ctx({ blocks: a, bytes: b, first: c }));
     case K.E_TCM_GUARD: {
       // The guard bytes are compared when the block is freed or the kernel returns, not at the store, so what is
       // known is the first byte that changed (c past the end). Right at the end that is the first byte written past

@@ -8,12 +8,12 @@ import { formatPrintf, type PrintfArg } from "./printf-format.js";
 import {
   CTX_WLOG, CTX_WLOG_COUNT, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_PRINTF_HEAD, PF_MAX_ARGS,
   PF_TAG_INT, PF_TAG_UINT, PF_TAG_FLOAT, PF_TAG_STRING, PF_TAG_BOOL, ABI_VERSION, CTX_HEADER_BYTES, CTX_DESC, DESC_BYTES,
-  TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS, MAX_WLOG, CTX_STOP,
+  TD_SIZES, TD_NUMEL, CTX_TCM_BASE, CTX_STREAMS, MAX_WLOG, CTX_STOP, CTX_TCM_TABLE, TCMB_KIND, TCMB_SITE,
 } from "../device/layout.js";
 import { regionAt } from "../device/core-regions.js";
 import { hbm } from "../device/hbm.js";
 import { MemoryViews } from "../device/memory-views.js";
-import { E_STOPPED } from "../checks/error-codes.js";
+import { E_STOPPED, E_TCM_LEAK } from "../checks/error-codes.js";
 import { SET_STOP_WORD_EXPORT, STOP_IMPORT } from "../../build/stop-poll-names.js";
 import { INSTRUCTION_CLASSES, counterExport } from "../../build/count-names.js";
 import { LibraryFormatError } from "../checks/errors.js";
@@ -195,8 +195,8 @@ export class KernelInstance {
       gpsimd: {
         ...extraGpsimd,
         // The kernel statement that called into the kernel library is on the stack: name it (error paths only).
-        fail: (code: number, slot: number, a: number, b: number, c: number) => { throw violationError(code, slot, a, b, c, this.currentSite(), this.kernelPlace()); },
-        warn: (code: number, slot: number, a: number, b: number, c: number) => { this.warnings.push(violationError(code, slot, a, b, c, this.currentSite(), this.kernelPlace()).message); },
+        fail: (code: number, slot: number, a: number, b: number, c: number) => { throw this.violation(code, slot, a, b, c); },
+        warn: (code: number, slot: number, a: number, b: number, c: number) => { this.warnings.push(this.violation(code, slot, a, b, c).message); },
         printf: (fmt: number, args: number, nargs: number) => this.printf(fmt, args, nargs),
         drain_write_log: () => this.drainWriteLog(),
         trace: (kind: number, slot: number, bytes: number, offset: number) => this.tracer?.event(kind, slot, bytes, offset),
@@ -204,6 +204,22 @@ export class KernelInstance {
       },
       ...extraModules,
     };
+  }
+
+  /**
+   * The error for a violation the kernel library reported, at the kernel statement that called into the library; a
+   * leak, reported after the kernel returned, at the statement that allocated the first block left.
+   */
+  private violation(code: number, slot: number, a: number, b: number, c: number): GpsimdError {
+    const site = this.currentSite();
+    return violationError(code, slot, a, b, c, site, code === E_TCM_LEAK ? this.allocationPlace(site.ctx) : this.kernelPlace());
+  }
+
+  /** Where the first block in the core's TCM table was allocated: null for a stream accessor's cache, or when not known. */
+  private allocationPlace(ctx: number): SourcePlace | null {
+    const view = new DataView(this.memory.buffer);
+    if (view.getInt32(ctx + CTX_TCM_TABLE + TCMB_KIND, true) !== 0) return null;
+    return this.locator?.locateAllocation(view.getInt32(ctx + CTX_TCM_TABLE + TCMB_SITE, true)) ?? null;
   }
 
   /** The kernel's own source line that is running now (the caller of the current host import). */

@@ -2,7 +2,7 @@
 // assembly/layout.ts (a test compares the two files, and every library load
 // compares a few numbers with the compiled kernel's __gpsimd_layout).
 
-export const ABI_VERSION = 1;
+export const ABI_VERSION = 2;
 
 // ---- core context block (one per emulated core) ----
 export const CTX_CPU_ID = 0;          // i32
@@ -78,7 +78,7 @@ export const STREAM_CACHE_BYTES = 4096;
 export const TCMB_PTR = 0;            // u32
 export const TCMB_SIZE = 4;           // u32, bytes asked for
 export const TCMB_KIND = 8;           // i32, 0 = tcm_malloc, 1 = stream cache
-export const TCMB_SERIAL = 12;        // i32, allocation number in this launch
+export const TCMB_SITE = 12;          // i32, the kernel statement that allocated it (build/allocation-sites.ts), 0 unknown
 
 // ---- tensor descriptor ----
 export const TD_DATA = 0;             // u32, address in device memory

@@ -37,6 +37,13 @@ function boxes(n: number, b: number) {
   return tensor(Float32Array.from({ length: n * b * 4 }, (_, i) => [0, 0, 4, 4][i % 4] + (i % 7)), [n, b, 4]);
 }
 
+/** The 1-based line of the first line of a file that contains `text`. */
+function lineOf(file: string, text: string): number {
+  const at = readFileSync(file, "utf8").split("\n").findIndex((l) => l.includes(text));
+  expect(at, `${file}: ${text}`).toBeGreaterThanOrEqual(0);
+  return at + 1;
+}
+
 describe("the seed files", () => {
   it("are the published text, byte for byte (SHA-256 as recorded in SOURCES.md)", () => {
     const sources = readFileSync(path.join(SEEDS_CPP, "SOURCES.md"), "utf8");
@@ -63,11 +70,16 @@ describe("the blog's giou.cpp, unmodified", () => {
     expect(cpp.error!.message).toContain("also: 98 output elements were written by no core: [30, 128)");
     // tcm_output (tcm_in_size floats: 8 boxes x 4 x 4 bytes) is never freed: one warning for all eight cores.
     expect(cpp.warnings).toEqual([expect.stringMatching(/^my_ops::giou \(cores 0-7\): 1 TCM block \(128 bytes\) still allocated when the kernel returned/)]);
+    // ... naming the statement that allocated it: `float *tcm_output = (float*)torch::neuron::tcm_malloc(`.
+    expect(cpp.warnings[0]).toMatch(new RegExp(`allocated by tcm_malloc at giou \\(.*/giou\\.cpp:${lineOf(seedCpp("giou.cpp"), "*tcm_output = ")}:\\d+\\)$`));
 
     load({ name: "seed_giou", compute_srcs: [path.join(SEEDS_AS, "giou-multicore.ts")], shape_srcs: [path.join(SEEDS_AS, "giou-multicore-register.ts")] });
     const port = run("seed_giou");
     expect(cpp.error!.message).toBe(port.error!.message.replaceAll("seed_giou::", "my_ops::"));
-    expect(cpp.warnings).toEqual(port.warnings.map((w) => w.replaceAll("seed_giou::", "my_ops::")));
+    // The same warning; each names its own source's line.
+    expect(port.warnings[0]).toMatch(new RegExp(`allocated by tcm_malloc at giou \\(.*/giou-multicore\\.ts:${lineOf(path.join(SEEDS_AS, "giou-multicore.ts"), "const tcm_output = ")}:\\d+\\)$`));
+    const unplaced = (w: string) => w.replace(/ at giou \([^)]*\)$/, "");
+    expect(cpp.warnings.map(unplaced)).toEqual(port.warnings.map((w) => unplaced(w).replaceAll("seed_giou::", "my_ops::")));
   });
 });
 

@@ -7,7 +7,8 @@ import {
   TensorRangeError, TcmRangeError, ReadOnlyTensorError, TcmFreeError, TcmLeakError, TcmGuardError, UninitializedTcmError,
   KernelLimitError, type Library,
 } from "gpsimd";
-import { loadFixture, expectFailureKeepsInputs, expectNegateWorks, captureOutput, values } from "../helpers.js";
+import { loadFixture, expectFailureKeepsInputs, expectNegateWorks, captureOutput, values, fixturePath } from "../helpers.js";
+import { readFileSync } from "node:fs";
 
 const COPIES = "errors_tcm_copies";
 const BLOCKS = "errors_tcm_blocks";
@@ -113,6 +114,13 @@ describe("TCM copies", () => {
 describe("TCM blocks", () => {
   let lib: Library;
   const at = (op: string) => `${BLOCKS}::${op} (core 0)`;
+  /** "file:line:column" of the tcm_malloc call in kernel `fn` of tcm-blocks.ts (its first one). */
+  const allocation = (fn: string): string => {
+    const source = fixturePath("errors", "tcm-blocks.ts");
+    const lines = readFileSync(source, "utf8").split("\n");
+    const line = lines.findIndex((l, i) => i > lines.findIndex((k) => k.startsWith(`export function ${fn}(`)) && l.includes("tcm_malloc("));
+    return `${source}:${line + 1}:${lines[line].indexOf("tcm_malloc(") + 1}`;
+  };
 
   beforeAll(() => {
     lib = loadFixture({ group: "errors", name: BLOCKS, compute: ["tcm-blocks.ts", "good.ts"], shape: ["register-tcm-blocks.ts", "shape.ts"] });
@@ -130,15 +138,15 @@ describe("TCM blocks", () => {
     const out = captureOutput(() => ops[BLOCKS].leak(x));
     expect(values(out.result)).toEqual(new Array(8).fill(1));
     expect(out.warnings).toHaveLength(1);
-    expect(out.warnings[0]).toContain(`${at("leak")}: 1 TCM block (100 bytes) still allocated when the kernel returned, the first at TCM+0x0`);
-    expect(out.warnings[0]).toContain("call tcm_free");
+    expect(out.warnings[0]).toBe(`${at("leak")}: 1 TCM block (100 bytes) still allocated when the kernel returned (call tcm_free, and close() stream accessors): the first at TCM+0x0, allocated by tcm_malloc at leak (${allocation("leak")})`);
   });
 
   it("a block left allocated is a TcmLeakError with leak_is_error", () => {
     lib.configure({ leak_is_error: true });
     try {
       const e = expectFailureKeepsInputs([x], () => ops[BLOCKS].leak(x), TcmLeakError, "E_TCM_LEAK", [
-        at("leak"), "1 TCM block (100 bytes) still allocated when the kernel returned, the first at TCM+0x0",
+        at("leak"), "1 TCM block (100 bytes) still allocated when the kernel returned (call tcm_free, and close() stream accessors): the first at TCM+0x0, allocated by tcm_malloc",
+        ` at leak (${allocation("leak")})`,
       ]);
       expect(e.details).toMatchObject({ blocks: 1, bytes: 100 });
     } finally {
