@@ -14,23 +14,12 @@
 // build/relocate.ts: the numbers are the same in both).
 import binaryen from "binaryen";
 import { walkExpressions } from "./binaryen-walk.js";
+import { SITED_EXPORT } from "./allocation-site-names.js";
 
 /** Call setters the JS API has but its typings do not declare. */
 const api = binaryen as unknown as {
   Call: { setTarget(call: binaryen.ExpressionRef, name: string): void; appendOperand(call: binaryen.ExpressionRef, operand: binaryen.ExpressionRef): number };
 };
-
-/** The kernel library's allocator that takes a site (assembly/tcm.ts), and its C ABI entry (assembly/cpp-abi.ts). */
-export const SITED_ALLOCATORS = ["tcm_malloc_at", "gpsimd_tcm_malloc_at"] as const;
-
-/** The export that keeps an AssemblyScript kernel's allocator whole. */
-const SITED_EXPORT = "__gpsimd_tcm_malloc_at";
-
-/** Whether a function (by its name in the built module's name section) is an allocator that takes a site. */
-export function isSitedAllocator(name: string): boolean {
-  const base = name.replace(/^.*\//, "");
-  return (SITED_ALLOCATORS as readonly string[]).includes(base);
-}
 
 /** Where the calls go: `from` (internal name) is the allocator without a site; `to` is the one with, added as an import when `import` is given. */
 export interface AllocationSiteTarget {

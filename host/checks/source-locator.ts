@@ -4,7 +4,7 @@ import { toOriginalOffset } from "../../build/relocate.js";
 import { WRAPPER_FRAME } from "../../build/cpp/kernel-exports.js";
 import { isCppSource } from "../../build/cpp/kernel-decls.js";
 import { ByteReader, SectionId, decodeBody, readFunctionBodies, readImports, readSections, OP_I32_CONST, type FunctionBody, type Section } from "../../build/wasm-reader.js";
-import { isSitedAllocator } from "../../build/allocation-sites.js";
+import { isSitedAllocator } from "../../build/allocation-site-names.js";
 
 /** A place in a kernel's sources. */
 export interface SourcePlace { function: string; file: string | null; line: number; column: number; }
