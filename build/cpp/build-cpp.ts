@@ -8,8 +8,9 @@
 // Line tables: clang's DWARF line table of the kernel becomes a source map
 // (dwarf-lines.ts; code inlined from gpsimd's headers placed at the kernel
 // statement that called it); Binaryen carries it through the kernel's own
-// passes (instrumentKernel: stop polls, stack checks), the merge and the
-// post-link passes (instrumentKernelModule), and the source locator reads it.
+// passes (instrumentKernel: sanitize mode's checks, stop polls, stack checks),
+// the merge and the post-link passes (instrumentKernelModule), and the source
+// locator reads it.
 import { readFile, mkdtemp, writeFile, rm, mkdir, rename } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
