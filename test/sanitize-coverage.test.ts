@@ -1,11 +1,12 @@
 // Sanitize mode covers every instruction that touches memory: one test per
 // family (test/fixtures/sanitize/coverage.ts). Each hostile kernel is given
 // another tensor's address and must fail with a SanitizerError that names the
-// kernel, the core, the address, what is there and the access size, leaving
-// the other tensor unchanged. Freed TCM is unreachable until tcm_malloc hands
+// kernel, the core, the address, what is there, the access size and the
+// kernel line of the instruction, leaving the other tensor unchanged. Freed TCM is unreachable until tcm_malloc hands
 // it out again; the context block's trusted fields and the call's descriptors
 // are read-only to the kernel, while the kernel library's own writes work.
 import { describe, it, expect, afterAll } from "vitest";
+import { readFileSync } from "node:fs";
 import { custom_op, ops, tensor, shutdown, kFloat, SanitizerError, type Tensor } from "gpsimd";
 import { fixturePath, thrown, TEST_BUILD_DIR } from "./helpers.js";
 
@@ -24,8 +25,22 @@ function callOp(name: string, args: unknown[]): Tensor {
   return (ops.sanitize_coverage as unknown as Record<string, (...a: unknown[]) => Tensor>)[name](...args);
 }
 
-/** Runs a kernel aimed at another tensor: asserts the SanitizerError (kernel, core 0, address, what, size) and that the tensor is unchanged. */
-function rejectsAccess(kernel: string, args: (other: Tensor) => unknown[], access: "load" | "store", bytes: number, offset = 0): SanitizerError {
+const COVERAGE = fixturePath("sanitize", "coverage.ts");
+
+/** " at kernel (coverage.ts:line:" of the first line holding `statement` in `kernel`: where a SanitizerError names the access. */
+function at(kernel: string, statement: string): string {
+  const lines = readFileSync(COVERAGE, "utf8").split("\n");
+  const start = lines.findIndex((l) => l.startsWith(`export function ${kernel}(`));
+  const line = lines.findIndex((l, i) => i > start && l.includes(statement));
+  expect(start >= 0 && line > start, `${kernel}: ${statement}`).toBe(true);
+  return ` at ${kernel} (${COVERAGE}:${line + 1}:`;
+}
+
+/**
+ * Runs a kernel aimed at another tensor: asserts the SanitizerError (kernel, core 0, address, what, size, the line of
+ * `statement`) and that the tensor is unchanged.
+ */
+function rejectsAccess(kernel: string, statement: string, args: (other: Tensor) => unknown[], access: "load" | "store", bytes: number, offset = 0): SanitizerError {
   const x = floats([1, 2]);
   const other = floats(OTHER);
   const err = thrown(() => callOp(kernel, [x, ...args(other)])) as SanitizerError;
@@ -35,19 +50,19 @@ function rejectsAccess(kernel: string, args: (other: Tensor) => unknown[], acces
   expect(err.core).toBe(0);
   expect(err.details).toMatchObject({ access, address: other.address + offset, bytes });
   expect(err.message).toContain(`sanitize_coverage::${kernel} (core 0): sanitizer: ${access} of ${bytes} byte${bytes === 1 ? "" : "s"} at ${hex(other.address + offset)} is inside no tensor of this call`);
-  expect(err.message).toContain(`; the access is in ${kernel}`);
+  expect(err.message).toContain(`is inside no tensor of this call (another tensor, another library's data or free device memory)${at(kernel, statement)}`);
   expect(other.tolist()).toEqual(OTHER);
   return err;
 }
 
 describe("sanitize checks every memory instruction", () => {
   it("memory.copy with a run-time length: both the source and the destination range", () => {
-    rejectsAccess("bulk", (o) => [o.address, 24, 0], "load", 24);
-    rejectsAccess("bulk", (o) => [o.address, 20, 1], "store", 20);
+    rejectsAccess("bulk", "memory.copy(buf, <usize>addr", (o) => [o.address, 24, 0], "load", 24);
+    rejectsAccess("bulk", "memory.copy(<usize>addr, buf", (o) => [o.address, 20, 1], "store", 20);
   });
 
   it("memory.fill with a run-time length", () => {
-    rejectsAccess("bulk", (o) => [o.address, 28, 2], "store", 28);
+    rejectsAccess("bulk", "memory.fill(<usize>addr", (o) => [o.address, 28, 2], "store", 28);
   });
 
   it("a bulk range that starts in the kernel's TCM block but runs past it fails; length 0 touches nothing", () => {
@@ -60,32 +75,38 @@ describe("sanitize checks every memory instruction", () => {
   });
 
   it("atomic read-modify-write of every operator and width", () => {
-    for (const [which, bytes] of [[0, 4], [1, 4], [2, 4], [3, 4], [4, 4], [5, 4], [6, 8], [7, 1]]) {
-      rejectsAccess("rmw", (o) => [o.address + 4, which], "store", bytes, 4);
-    }
+    const cases: [number, number, string][] = [
+      [0, 4, "atomic.add<i32>"], [1, 4, "atomic.sub<i32>"], [2, 4, "atomic.and<i32>"], [3, 4, "atomic.or<i32>"], [4, 4, "atomic.xor<i32>"],
+      [5, 4, "atomic.xchg<i32>"], [6, 8, "atomic.add<i64>"], [7, 1, "atomic.add<u8>"],
+    ];
+    for (const [which, bytes, statement] of cases) rejectsAccess("rmw", statement, (o) => [o.address + 4, which], "store", bytes, 4);
   });
 
   it("atomic compare-exchange (32 and 64 bits)", () => {
-    rejectsAccess("cmpxchg", (o) => [o.address, 0], "store", 4);
-    rejectsAccess("cmpxchg", (o) => [o.address, 1], "store", 8);
+    rejectsAccess("cmpxchg", "atomic.cmpxchg<i32>", (o) => [o.address, 0], "store", 4);
+    rejectsAccess("cmpxchg", "atomic.cmpxchg<i64>", (o) => [o.address, 1], "store", 8);
   });
 
   it("atomic load, store and notify (wait is refused at build)", () => {
-    rejectsAccess("atomics", (o) => [o.address, 0], "load", 4);
-    rejectsAccess("atomics", (o) => [o.address, 1], "store", 4);
-    rejectsAccess("atomics", (o) => [o.address, 3], "load", 4);
+    rejectsAccess("atomics", "atomic.load<i32>(p)", (o) => [o.address, 0], "load", 4);
+    rejectsAccess("atomics", "atomic.store<i32>(p, 1)", (o) => [o.address, 1], "store", 4);
+    rejectsAccess("atomics", "atomic.notify(p, 1)", (o) => [o.address, 3], "load", 4);
   });
 
   it("SIMD lane, splat, zero-extending and widening loads, lane stores, whole-vector loads and stores", () => {
-    const cases: [number, "load" | "store", number][] = [[0, "load", 4], [1, "store", 4], [2, "load", 4], [3, "load", 4], [4, "load", 8], [5, "load", 16], [6, "store", 16]];
-    for (const [which, access, bytes] of cases) rejectsAccess("simd", (o) => [o.address, which], access, bytes);
+    const cases: [number, "load" | "store", number, string][] = [
+      [0, "load", 4, "v128.load_lane<i32>(p"], [1, "store", 4, "v128.store_lane<i32>(p"], [2, "load", 4, "v128.load_splat<i32>(p)"],
+      [3, "load", 4, "v128.load_zero<i32>(p)"], [4, "load", 8, "v128.load_ext<i16>(p)"], [5, "load", 16, "v = v128.load(p)"], [6, "store", 16, "v128.store(p, v)"],
+    ];
+    for (const [which, access, bytes, statement] of cases) rejectsAccess("simd", statement, (o) => [o.address, which], access, bytes);
   });
 
   it("memory.grow in a kernel fails (device memory is shared and owned by the host)", () => {
     const before = floats([1]);
     const err = thrown(() => callOp("grow", [before, 1])) as SanitizerError;
     expect(err).toBeInstanceOf(SanitizerError);
-    expect(err.message).toContain("sanitize_coverage::grow (core 0): sanitizer: memory.grow by 1 page: a kernel may not grow device memory");
+    expect(err.message).toContain(`sanitize_coverage::grow (core 0): sanitizer: memory.grow by 1 page${at("grow", "memory.grow(<i32>pages)")}`);
+    expect(err.message).toContain("): a kernel may not grow device memory");
   });
 });
 

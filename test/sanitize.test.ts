@@ -3,6 +3,7 @@
 // scalar; without sanitize they read and corrupt it silently, with sanitize
 // they fail with a SanitizerError that says what the address is.
 import { describe, it, expect, afterAll } from "vitest";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { custom_op, ops, tensor, randn, zeros, shutdown, kFloat, SanitizerError, type Library, type Tensor } from "gpsimd";
@@ -25,6 +26,18 @@ function thrown(f: () => unknown): unknown {
 }
 
 const hex = (n: number) => `0x${n.toString(16)}`;
+
+/**
+ * " at fn (file:line:" of the first line holding `statement` in kernel `fn` of fixture `file`: where a SanitizerError
+ * names the access (its column is the load's or store's address operand).
+ */
+function at(file: string, fn: string, statement: string): string {
+  const lines = readFileSync(path.join(FIXTURES, file), "utf8").split("\n");
+  const start = lines.findIndex((l) => l.startsWith(`export function ${fn}(`));
+  const line = lines.findIndex((l, i) => i > start && l.includes(statement));
+  expect(start >= 0 && line > start, `${file}: ${fn}: ${statement}`).toBe(true);
+  return ` at ${fn} (${path.join(FIXTURES, file)}:${line + 1}:`;
+}
 const floats = (values: number[]) => tensor(values, [values.length], kFloat);
 const relu = (t: Tensor) => Array.from(t.data() as Float32Array, (v) => Math.max(v, 0));
 
@@ -41,7 +54,7 @@ describe("sanitize mode on one core", () => {
     expect(other.tolist()).toEqual([42, 7]);
   });
 
-  it("with sanitize, reading another tensor fails and says what was read and what was allowed", () => {
+  it("with sanitize, reading another tensor fails and says what was read, where, and what was allowed", () => {
     const x = floats([1, -2, 3, -4]);
     const other = floats([42, 43]);
     const e = thrown(() => ops.sanitize_checked.peek(x, other.address));
@@ -52,6 +65,11 @@ describe("sanitize mode on one core", () => {
     expect(err.core).toBe(0);
     expect(err.details).toMatchObject({ access: "load", address: other.address, bytes: 4 });
     expect(err.message).toContain(`sanitize_checked::peek (core 0): sanitizer: load of 4 bytes at ${hex(other.address)} is inside no tensor of this call`);
+    // The kernel line of the load, in the message and the details.
+    const where = at("kernels.ts", "peek", "load<f32>(<usize>addr)");
+    expect(err.message).toContain(`(another tensor, another library's data or free device memory)${where}`);
+    const [, line] = /:(\d+):$/.exec(where)!;
+    expect(err.details).toMatchObject({ function: "peek", file: path.join(FIXTURES, "kernels.ts"), line: Number(line) });
     expect(err.message).toContain(`argument 0 't_in' (float32[4]) [${hex(x.address)}, ${hex(x.address + 16)}) read-only`);
     expect(err.message).toContain("the output (float32[1])");
     expect(err.message).toContain("core 0's private memory");
@@ -64,6 +82,7 @@ describe("sanitize mode on one core", () => {
     const err = thrown(() => ops.sanitize_checked.poke(x, other.address + 4, 7)) as SanitizerError;
     expect(err).toBeInstanceOf(SanitizerError);
     expect(err.message).toContain(`store of 4 bytes at ${hex(other.address + 4)} is inside no tensor of this call`);
+    expect(err.message).toContain(at("kernels.ts", "poke", "store<f32>(<usize>addr, <f32>value)"));
     expect(other.tolist()).toEqual([42, 43]);
   });
 
@@ -71,6 +90,7 @@ describe("sanitize mode on one core", () => {
     const err = thrown(() => ops.sanitize_checked.null_read(floats([1]))) as SanitizerError;
     expect(err).toBeInstanceOf(SanitizerError);
     expect(err.message).toContain("load of 4 bytes at 0x10 is in the null page");
+    expect(err.message).toContain(at("kernels.ts", "null_read", "load<i32>(changetype<usize>(16))"));
   });
 
   it("a load that starts inside an input but runs past its end fails", () => {
@@ -117,6 +137,7 @@ describe("sanitize mode on one core", () => {
     const x = floats([1, -2, 3, -4]);
     const other = floats([42, 43]);
     await expect(ops.sanitize_checked.peek.async(x, other.address)).rejects.toThrow(SanitizerError);
+    await expect(ops.sanitize_checked.peek.async(x, other.address)).rejects.toThrow(at("kernels.ts", "peek", "load<f32>(<usize>addr)"));
     expect(Array.from((await ops.sanitize_checked.relu.async(x)).data() as Float32Array)).toEqual([1, 0, 3, 0]);
   });
 });
@@ -138,6 +159,7 @@ describe("sanitize mode on all cores", () => {
     expect(err).toBeInstanceOf(SanitizerError);
     expect(err.core).toBe(1);
     expect(err.message).toContain(`sanitize_multicore::core1_stores (core 1): sanitizer: store of 4 bytes at ${hex(tcm[0])} is inside core 0's private memory`);
+    expect(err.message).toContain(at("multicore.ts", "core1_stores", "store<f32>(<usize>target, 1.0)"));
     expect(err.message).toContain("core 1's private memory");
     // Its own TCM is reachable only through blocks tcm_malloc handed out in this launch: the one at tcm[1] was freed.
     const own = thrown(() => ops.sanitize_multicore.core1_stores(perCore, tcm[1])) as SanitizerError;
@@ -154,6 +176,7 @@ describe("sanitize mode on all cores", () => {
     expect(err.core).toBe(2);
     expect(err.message).toContain("sanitize_multicore::core2_moves_tcm (core 2): sanitizer: store of 4 bytes at");
     expect(err.message).toContain("is inside core 2's context block (TCM base), which the kernel may not write");
+    expect(err.message).toContain(at("multicore.ts", "core2_moves_tcm", "store<u32>(ctx + CTX_TCM_BASE"));
     const tcm = (ops.sanitize_multicore.tcm_addresses(zeros([lib.cores], kFloat)).tolist() as bigint[]).map(Number);
     expect(new Set(tcm).size).toBe(lib.cores);
   });

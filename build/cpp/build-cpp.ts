@@ -8,8 +8,9 @@
 // Line tables: clang's DWARF line table of the kernel becomes a source map
 // (dwarf-lines.ts; code inlined from gpsimd's headers placed at the kernel
 // statement that called it); Binaryen carries it through the kernel's own
-// passes (instrumentKernel: stop polls, stack checks), the merge and the
-// post-link passes (instrumentKernelModule), and the source locator reads it.
+// passes (instrumentKernel: sanitize mode's checks, stop polls, stack checks),
+// the merge and the post-link passes (instrumentKernelModule), and the source
+// locator reads it.
 import { readFile, mkdtemp, writeFile, rm, mkdir, rename } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
@@ -26,7 +27,7 @@ import { kernelExportsSource, cppStackBytes } from "./kernel-exports.js";
 import { compileCpp, linkCpp, CPP_INCLUDE_DIR } from "./clang-driver.js";
 export { isCppSource } from "./kernel-decls.js";
 import { readLineTable, lineTableSourceMap } from "./dwarf-lines.js";
-import { mergeRuntime, instrumentKernel, stripDwarf } from "./post-link.js";
+import { mergeRuntime, instrumentKernel, sanitizedRuntime, stripDwarf } from "./post-link.js";
 import { atomicWaitMessage } from "../stop-polls.js";
 import { unavailableUses } from "./unavailable.js";
 import { hostStubModules } from "./host-stubs.js";
@@ -81,10 +82,10 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   const unavailable = unavailableUses(kernelA.wasm, readLineTable(kernelA.wasm), compiled.sourceName);
   if (unavailable.length) return { messages: unavailable };
   const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm, (file) => compiled.sourceName(file).startsWith("~lib/")), compiled.sourceName);
-  // Stop polls and stack checks in the kernel's own code; the DWARF goes (the source map has the lines).
-  const [polledA, polledB] = await Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap), instrumentKernel(stripDwarf(kernelB.wasm), null)]);
-  if (polledA.atomicWaits.length) return { messages: [`error: ${atomicWaitMessage(polledA.atomicWaits)}`] };
+  // Sanitize checks, stop polls and stack checks in the kernel's own code; the DWARF goes (the source map has the lines).
   const options = { sanitize: req.sanitize };
+  const [polledA, polledB] = await Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap, options), instrumentKernel(stripDwarf(kernelB.wasm), null, options)]);
+  if (polledA.atomicWaits.length) return { messages: [`error: ${atomicWaitMessage(polledA.atomicWaits)}`] };
   const stubs = hostStubModules(kernelA.wasm); // the same imports in both links
   const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, polledA, options, stubs), mergeRuntime(runtime.b, polledB, options, stubs)]);
   const reloc = makeRelocatable(
@@ -161,7 +162,9 @@ async function compileRuntimeFrom(entry: string, sanitize: boolean): Promise<Run
   if (errors.length || !a.binary || !b.binary) {
     return { messages: errors.length ? errors.map((d) => `${d.file}:${d.line}:${d.column}: error: ${d.message}`) : ["the device runtime did not compile"] };
   }
-  return { a: a.binary, b: b.binary, dataBytes: align(dataEnd(a.binary) - BUILD_BASE_A, 64) };
+  // Sanitize mode: the runtime's memory checks, here once (and in the disk cache); the kernel gets its own (post-link.ts).
+  const [ra, rb] = sanitize ? [sanitizedRuntime(a.binary), sanitizedRuntime(b.binary)] : [a.binary, b.binary];
+  return { a: ra, b: rb, dataBytes: align(dataEnd(a.binary) - BUILD_BASE_A, 64) };
 }
 
 function dataEnd(wasm: Uint8Array): number {

@@ -1,10 +1,11 @@
-// Post-link steps on Binaryen: the kernel's own instrumentation (stop polls
-// and stack checks, before it meets the runtime: instrumentKernel), the merge
-// of the device runtime and the C++ kernel into one module (wasm-merge: the
-// kernel's "gpsimd-abi" imports, its memory and stop word included, become the
-// runtime's), then instrumentKernelModule (-O3), and sanitize mode's
-// instrumentation. Source maps go in and out of each step (but sanitize's),
-// so a kernel's errors keep naming its .cpp lines.
+// Post-link steps on Binaryen: the kernel's own instrumentation (sanitize
+// mode's memory checks, stop polls and stack checks, before it meets the
+// runtime: instrumentKernel), the merge of the device runtime (instrumented
+// apart for sanitize mode: sanitizedRuntime) and the C++ kernel into one
+// module (wasm-merge: the kernel's "gpsimd-abi" imports, its memory and stop
+// word included, become the runtime's), then instrumentKernelModule (-O3).
+// Source maps go in and out of each step, so a kernel's errors, sanitize
+// mode's included, keep naming its .cpp lines.
 import binaryen from "binaryen";
 import { instrumentMemory, isGpsimdRuntime } from "../sanitize-pass.js";
 import { insertStopPolls } from "../stop-polls.js";
@@ -41,14 +42,18 @@ export interface InstrumentedKernel extends MappedModule { atomicWaits: string[]
 
 /**
  * The C++ kernel's own instrumentation, on the linked kernel alone (so the runtime's functions, which asc polled
- * already, get no second poll): numbered tcm_malloc calls (build/allocation-sites.ts); stop polls
- * (build/stop-polls.ts) that read the runtime's stop word, which the kernel imports and the merge joins to the
- * runtime's; and stack checks (stack-checks.ts). Build B goes the same way without a map, so both builds get the
- * same code.
+ * already, get no second poll): in sanitize mode, first the memory checks (build/sanitize-pass.ts; the runtime gets
+ * its own, sanitizedRuntime), so that, as in an AssemblyScript build, the code added next is not itself checked;
+ * numbered tcm_malloc calls (build/allocation-sites.ts); stop polls (build/stop-polls.ts) that read the runtime's
+ * stop word, which the kernel imports and the merge joins to the runtime's; and stack checks (stack-checks.ts). The
+ * kernel alone is small, so its text round trip that keeps the source map costs little (the whole merged module's
+ * would cost seconds). Build B goes the same way without a map, so both builds get the same code.
  */
-export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | null): Promise<InstrumentedKernel> {
+export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | null, options: KernelModuleOptions): Promise<InstrumentedKernel> {
   let atomicWaits: string[] = [];
   const out = await withBinaryen({ wasm: kernel, sourceMap: kernelMap }, (module) => {
+    // A C++ kernel's functions are all the kernel's: none is named as the runtime's (~lib/gpsimd/...).
+    if (options.sanitize) instrumentMemory(module, { isRuntime: isGpsimdRuntime });
     const malloc = importedFunction(module, ABI_MODULE, "gpsimd_tcm_malloc");
     if (malloc) numberAllocationSites(module, { from: malloc, to: "gpsimd_tcm_malloc_at", import: { module: ABI_MODULE, base: "gpsimd_tcm_malloc_at" } });
     atomicWaits = insertStopPolls(module, { stopWordFrom: ABI_MODULE }).atomicWaits;
@@ -93,26 +98,28 @@ async function withBinaryen(m: MappedModule, pass: (module: binaryen.Module) => 
   }
 }
 
-/** The merged, instrumented kernel module: the runtime, then the kernel (instrumentKernel's output, without its DWARF). */
+/**
+ * The merged, instrumented kernel module: the runtime (sanitizedRuntime's output in sanitize mode), then the kernel
+ * (instrumentKernel's output, without its DWARF). Both were sanitized before the optimiser inlines the runtime's
+ * entries (stream writes, tensor ops) into the kernel's functions: inlined, the runtime's stores to its own
+ * bookkeeping would be checked as the kernel's.
+ */
 export async function mergeRuntime(runtime: Uint8Array, kernel: MappedModule, options: KernelModuleOptions, stubs: StubModule[] = []): Promise<MappedModule> {
-  const merged = await merge(runtime, kernel.wasm, kernel.sourceMap, stubs);
-  // Sanitize before the optimiser inlines the runtime's entries (stream writes, tensor ops) into the kernel's
-  // functions: inlined, the runtime's stores to its own bookkeeping would be checked as the kernel's.
-  return instrumentKernelModule(options.sanitize ? sanitized(merged) : merged, options);
+  return instrumentKernelModule(await merge(runtime, kernel.wasm, kernel.sourceMap, stubs), options);
 }
 
 /**
- * Sanitize mode: gpsimd's own memory instrumentation (build/sanitize-pass.ts, the same as for AssemblyScript kernels),
- * on the whole merged module, the runtime's functions (~lib/gpsimd/...) checked as the kernel library. It reads the
- * binary directly (sanitizer reports name the function, not the line; withBinaryen would keep the map, for seconds
- * of text round trip of the whole module).
+ * Sanitize mode's memory instrumentation of the device runtime (build/sanitize-pass.ts, the same as for
+ * AssemblyScript kernels), once per compiled runtime (build-cpp.ts caches it): its functions (~lib/gpsimd/...)
+ * checked as the kernel library, the standard library's and the SIMD helpers as the kernel. The runtime has no
+ * source map, so it is read as a binary, without the text round trip.
  */
-function sanitized(m: MappedModule): MappedModule {
-  const module = binaryen.readBinary(m.wasm);
+export function sanitizedRuntime(wasm: Uint8Array): Uint8Array {
+  const module = binaryen.readBinary(wasm);
   try {
     module.setFeatures(binaryen.Features.All);
     instrumentMemory(module, { isRuntime: isGpsimdRuntime });
-    return { wasm: module.emitBinary(), sourceMap: null };
+    return module.emitBinary();
   } finally {
     module.dispose();
   }
@@ -142,7 +149,7 @@ async function merge(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string 
 /**
  * The wasm-level passes every merged C++ kernel module gets, as Binaryen pass flags: -O3, which inlines the
  * runtime's small checked entries (accessor get/set, stream read/write) into the kernel's loops. (Sanitize mode's
- * instrumentation follows, on the result: sanitized().)
+ * instrumentation came before, on each part: instrumentKernel, sanitizedRuntime.)
  */
 export function kernelModulePasses(_options: KernelModuleOptions): string[] {
   // printf's runtime entries stay calls: inlined, the call instruction that carries the kernel's printf line would be

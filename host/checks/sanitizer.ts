@@ -25,6 +25,7 @@ import {
   TCM_ARENA_BYTES, TCM_GUARD_BYTES, TCM_ALIGN, TD_DATA, TD_DTYPE, TD_NUMEL, TD_FLAGS, TD_SLOT, TD_POLICY, TD_SIZES, TDF_READ_ONLY,
 } from "../device/layout.js";
 import { FastPath, CHECKS, SANITIZE_MODULE } from "./sanitizer-fast-path.js";
+import { currentStack, describePlace, functionName, type SourceLocator, type SourcePlace } from "./source-locator.js";
 import type { KernelInstance, CoreSite } from "../cores/kernel-instance.js";
 
 /** Addresses below this are the null page: device memory never hands them out. */
@@ -58,6 +59,8 @@ export interface SanitizerScope {
   template?(site: CoreSite): number;
   /** Every core's private block in the current launch, to say whose memory an address is in. */
   coreBlocks?(): CoreBlock[];
+  /** The library's source locator (null: no source map), to name the kernel line of a refused access. */
+  locator?: SourceLocator | null;
 }
 
 /** One block the kernel may touch. */
@@ -73,13 +76,27 @@ const span = (r: { start: number; end: number }) => `[${hex(r.start)}, ${hex(r.e
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const roundUp = (n: number) => (n + TCM_ALIGN - 1) & ~(TCM_ALIGN - 1);
 
+/** The first named wasm frame of a stack (the fast path's own frames are unnamed). */
+const NAMED_WASM_FRAME = /^\s*at (\S+) \(wasm:\/\//m;
+
 /**
- * The kernel function that made the access: the first named wasm frame of the stack (the checks' own frames are
- * unnamed), shown by its own name (asc names functions by module path, "work/k/relu/relu_forward").
+ * The kernel function that made the access: the first named wasm frame of the stack, shown by its own name (asc
+ * names functions by module path, "work/k/relu/relu_forward").
  */
 function accessingFunction(stack: string): string | undefined {
-  const frame = /^\s*at (\S+) \(wasm:\/\//m.exec(stack);
+  const frame = NAMED_WASM_FRAME.exec(stack);
   return frame?.[1].replace(/^[^<]*\//, "");
+}
+
+/**
+ * The kernel statement that made the access: the kernel module's frames start at the first named wasm frame (the
+ * fast path's frames, of another module, come before it), the innermost at the call of the check, which stands just
+ * before the load or store it checks and carries its line; a check in the kernel library's code is named by the
+ * kernel statement that called into it (SourceLocator.locateKernel).
+ */
+function accessingPlace(locator: SourceLocator, stack: string): SourcePlace | null {
+  const frame = NAMED_WASM_FRAME.exec(stack);
+  return frame ? locator.locateKernel(stack.slice(frame.index)) : null;
 }
 
 /** The running core's private memory, as the sanitizer divides it. */
@@ -248,10 +265,21 @@ class Sanitizer {
       ...this.regions.filter((r) => r.start < r.end).map((r) => `${r.what()} ${span(r)}${r.writable ? "" : " read-only"}`),
       ...(core && site ? [`core ${site.core}'s context block ${span({ start: core.ctx, end: core.ctx + CTX_HEADER_BYTES })} read-only`, `core ${site.core}'s live TCM blocks`] : []),
     ].join(", ");
-    const fn = accessingFunction(new Error().stack ?? "");
-    return new SanitizerError(code, `${this.where()}: sanitizer: ${kind} of ${plural(bytes, "byte")} at ${hex(a)} ${what}; this kernel may reach only ${allowed}${fn ? `; the access is in ${fn}` : ""}`, {
-      op: site?.op, core: site?.core, details: { access: kind, address: a, bytes, what, function: fn, allowed: this.regions.map((r) => ({ start: r.start, end: r.end, writable: r.writable, what: r.what() })) },
+    const { fn, at, place } = this.accessAt();
+    return new SanitizerError(code, `${this.where()}: sanitizer: ${kind} of ${plural(bytes, "byte")} at ${hex(a)} ${what}${at}; this kernel may reach only ${allowed}${!at && fn ? `; the access is in ${fn}` : ""}`, {
+      op: site?.op, core: site?.core, details: { access: kind, address: a, bytes, what, function: fn, ...place, allowed: this.regions.map((r) => ({ start: r.start, end: r.end, writable: r.writable, what: r.what() })) },
     });
+  }
+
+  /**
+   * Where the refused access is (error paths only: a stack walk): its function, and with a source map the kernel
+   * statement, as " at fn (file:line:column)" and as details (file, line, column).
+   */
+  private accessAt(): { fn: string | undefined; at: string; place: { file?: string; line?: number; column?: number } } {
+    const stack = currentStack();
+    const found = this.scope.locator ? accessingPlace(this.scope.locator, stack) : null;
+    if (!found) return { fn: accessingFunction(stack), at: "", place: {} };
+    return { fn: functionName(found), at: describePlace(found), place: found.file ? { file: found.file, line: found.line, column: found.column } : {} };
   }
 
   /** The kernel and core, for messages. */
@@ -263,8 +291,9 @@ class Sanitizer {
   /** memory.grow in a kernel: device memory is shared by every core and the host, and only the host grows it. */
   grow(delta: number): number {
     const site = this.runningSite();
-    throw new SanitizerError("E_SANITIZE", `${this.where()}: sanitizer: memory.grow by ${plural(delta >>> 0, "page")}: a kernel may not grow device memory (the host's allocator owns it); allocate from the kernel heap or TCM`, {
-      op: site?.op, core: site?.core, details: { access: "memory.grow", pages: delta >>> 0 },
+    const { fn, at, place } = this.accessAt();
+    throw new SanitizerError("E_SANITIZE", `${this.where()}: sanitizer: memory.grow by ${plural(delta >>> 0, "page")}${at}: a kernel may not grow device memory (the host's allocator owns it); allocate from the kernel heap or TCM`, {
+      op: site?.op, core: site?.core, details: { access: "memory.grow", pages: delta >>> 0, function: fn, ...place },
     });
   }
 }

@@ -62,7 +62,7 @@ export class Executor {
     if (msg.type === "forget") { this.libraries.delete(msg.id); return; }
     const locator = msg.sourceMap ? createSourceLocator(msg.sourceMap, msg.offsetMap, msg.code) : null;
     const sanitizer = isSanitized(msg.module)
-      ? sanitizerImports({ memory: this.memory, staticBase: msg.staticBase, staticBytes: msg.staticBytes, template: () => Atomics.load(this.control, C_TEMPLATE) >>> 0, coreBlocks: () => this.coreBlocks() })
+      ? sanitizerImports({ memory: this.memory, staticBase: msg.staticBase, staticBytes: msg.staticBytes, template: () => Atomics.load(this.control, C_TEMPLATE) >>> 0, coreBlocks: () => this.coreBlocks(), locator })
       : undefined;
     this.libraries.set(msg.id, { instance: new KernelInstance(msg.module, this.memory, locator, sanitizer), ops: msg.ops });
   }

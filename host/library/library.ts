@@ -231,7 +231,7 @@ export class Library {
     const launch = prepareCore(region.ctx, 0, 1, this.flags(), checked.tensors, out);
     const raw = checked.scalars.map((s, i) => s ?? launch.argDescs[i]!);
     this.hostInstance ??= new KernelInstance(this.placed.module, hbm().memory, this.placed.locator, this.manifest.sanitize
-      ? sanitizerImports({ memory: hbm().memory, staticBase: this.placed.staticBase, staticBytes: this.placed.staticBytes })
+      ? sanitizerImports({ memory: hbm().memory, staticBase: this.placed.staticBase, staticBytes: this.placed.staticBytes, locator: this.placed.locator })
       : undefined);
     const site: CoreSite = {
       op: op.qualifiedName, core: 0, ctx: region.ctx, multicore: false, printAllCores: false, kernel: op.kernel,
