@@ -79,6 +79,7 @@ describe("every error of a C++ sanitize build names the kernel and the .cpp line
     ["free_foreign", "E_TCM_FREE_FOREIGN", "tcm_free(buf + 4)"],
     ["stream_past_end", "E_STREAM_END", "out.write(in.read())"],
     ["incoherent", "E_INCOHERENT", "t_out.accessor<float, 1>()"],
+    ["leak", "E_TCM_LEAK", "tcm_malloc(100)"], // the block left at return: the statement that allocated it
     ["guard_overrun", "E_SANITIZE", "buf[i] = 1.0f"], // sanitize stops the store past the block itself
     ["print_bad_string", "E_SANITIZE", "printf(\"name: %s\\n\""], // the runtime's read of the string, from the printf line
   ])("%s: %s", (op, code, statement) => {
