@@ -1,6 +1,7 @@
 /**
  * Position-independent AssemblyScript modules: asc can only place static data at a fixed `--memoryBase`, so a
- * library is built at two bases and every immediate or data word that moves by exactly the base delta is an address.
+ * library is built at two bases and every immediate or data word that moves by exactly the base delta is an address
+ * (i32.const values, memarg offsets, and i64.const values below 2^32: a C++ kernel's address widened to 64 bits).
  *
  * Relocation keeps every offset from the base, and asc aligns static data to absolute addresses (16 bytes, or the
  * alignment asked of `memory.data`), so a load-time base must be aligned like base A for that alignment to hold.
@@ -29,7 +30,7 @@ import {
 export interface RelocatableModule {
   /** The module built at base A, with every address immediate stored relative to base A (value - A) as a 5-byte padded LEB128, and with its data segments removed (no data section, no data-count section). */
   wasm: Uint8Array;
-  /** Byte offsets in `wasm` of each padded 5-byte LEB holding a relative address (i32.const immediates in code and in global initialisers, and load/store memarg offsets). */
+  /** Byte offsets in `wasm` of each padded 5-byte LEB holding a relative address (i32.const and i64.const immediates in code and in global initialisers, and load/store memarg offsets). */
   codeRelocs: Uint32Array;
   /** The static image: bytes of all active data segments laid out relative to base A (index 0 = address A), gaps zero-filled; 4-byte words that hold addresses are stored relative (value - A). */
   data: Uint8Array;
@@ -80,6 +81,7 @@ export function relocateCode(m: Pick<RelocatableModule, "wasm" | "codeRelocs">, 
   const wasm = m.wasm.slice();
   for (const at of m.codeRelocs) {
     // i32.const immediates are signed LEBs, memarg offsets unsigned; an offset is preceded by its alignment (< 0x40).
+    // An i64.const address is written unsigned: below 2^32, its 5-byte LEB has the sign bit clear, a positive s64.
     const signed = wasm[at - 1] === OP_I32_CONST;
     writePaddedLeb(wasm, at, addBase(readPaddedLeb(wasm, at), base), signed);
   }

@@ -68,7 +68,19 @@ export class ByteReader {
     throw new WasmFormatError(`invalid s32 LEB128 at offset ${start}`);
   }
 
-  /** Skips a LEB128 of at most `maxBytes` bytes (s33 block types, i64 constants). */
+  /** Signed LEB128 of at most 64 bits, as a bigint. */
+  s64(): bigint {
+    const start = this.pos;
+    let value = 0n;
+    for (let shift = 0n; shift < 70n; shift += 7n) {
+      const byte = this.u8();
+      value |= BigInt(byte & 0x7f) << shift;
+      if ((byte & 0x80) === 0) return BigInt.asIntN(64, (byte & 0x40) !== 0 ? value - (1n << (shift + 7n)) : value);
+    }
+    throw new WasmFormatError(`invalid s64 LEB128 at offset ${start}`);
+  }
+
+  /** Skips a LEB128 of at most `maxBytes` bytes (s33 block types, memory64 limits). */
   skipLeb(maxBytes: number): void {
     const start = this.pos;
     for (let i = 0; i < maxBytes; i++) if ((this.u8() & 0x80) === 0) return;
@@ -262,9 +274,12 @@ const OP_END = 0x0b;
 /** The i32.const opcode. */
 export const OP_I32_CONST = 0x41;
 
-/** An immediate that may hold a static-data address: an i32.const value or a memarg offset. */
+/**
+ * An immediate that may hold a static-data address: an i32.const value, a memarg offset, or an i64.const of a value
+ * an address can have (a C++ kernel's static widened to 64 bits and folded: `printf("%u", (unsigned)&table)`).
+ */
 export interface AddressField extends Range {
-  kind: "i32.const" | "memarg offset";
+  kind: "i32.const" | "memarg offset" | "i64.const";
   /** The value as an unsigned 32-bit number. */
   value: number;
 }
@@ -342,9 +357,12 @@ function singleByte(r: ByteReader, ins: Instruction): boolean {
       ins.fields.push({ kind: "i32.const", value, start, end: r.pos });
       return true;
     }
-    case 0x42:
-      r.skipLeb(10);
+    case 0x42: {
+      const start = r.pos;
+      const value = r.s64();
+      if (value >= 0n && value <= 0xffffffffn) ins.fields.push({ kind: "i64.const", value: Number(value), start, end: r.pos });
       return true;
+    }
     case 0x43:
       r.skip(4);
       return true;

@@ -11,6 +11,7 @@ import { instrumentMemory, isGpsimdRuntime } from "../sanitize-pass.js";
 import { insertStopPolls } from "../stop-polls.js";
 import { insertStackChecks } from "./stack-checks.js";
 import { numberAllocationSites } from "../allocation-sites.js";
+import { withoutBssInit } from "./static-image.js";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -42,10 +43,11 @@ export interface InstrumentedKernel extends MappedModule { atomicWaits: string[]
 
 /**
  * The C++ kernel's own instrumentation, on the linked kernel alone (so the runtime's functions, which asc polled
- * already, get no second poll): in sanitize mode, first the memory checks (build/sanitize-pass.ts; the runtime gets
- * its own, sanitizedRuntime), so that, as in an AssemblyScript build, the code added next is not itself checked;
- * numbered tcm_malloc calls (build/allocation-sites.ts); stop polls (build/stop-polls.ts) that read the runtime's
- * stop word, which the kernel imports and the merge joins to the runtime's; and stack checks (stack-checks.ts). The
+ * already, get no second poll): lld's zeroing of the statics at each instantiation goes (static-image.ts); in
+ * sanitize mode, the memory checks (build/sanitize-pass.ts; the runtime gets its own, sanitizedRuntime), before the
+ * code added next, which, as in an AssemblyScript build, is not itself checked; numbered tcm_malloc calls
+ * (build/allocation-sites.ts); stop polls (build/stop-polls.ts) that read the runtime's stop word, which the kernel
+ * imports and the merge joins to the runtime's; and stack checks (stack-checks.ts). The
  * kernel alone is small, so its text round trip that keeps the source map costs little (the whole merged module's
  * would cost seconds). Build B goes the same way without a map, so both builds get the same code.
  */
@@ -53,6 +55,7 @@ export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | n
   let atomicWaits: string[] = [];
   const out = await withBinaryen({ wasm: kernel, sourceMap: kernelMap }, (module) => {
     // A C++ kernel's functions are all the kernel's: none is named as the runtime's (~lib/gpsimd/...).
+    withoutBssInit(module);
     if (options.sanitize) instrumentMemory(module, { isRuntime: isGpsimdRuntime });
     const malloc = importedFunction(module, ABI_MODULE, "gpsimd_tcm_malloc");
     if (malloc) numberAllocationSites(module, { from: malloc, to: "gpsimd_tcm_malloc_at", import: { module: ABI_MODULE, base: "gpsimd_tcm_malloc_at" } });

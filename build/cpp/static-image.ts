@@ -7,6 +7,16 @@
 // link-time stack ends, at __stack_pointer's initial value: the merged module's
 // highest data segment is extended with zeros to there. Only the data section
 // changes (it follows the code), so code offsets and source maps stay valid.
+//
+// lld zeroes those statics itself at instantiation (a start function,
+// __wasm_init_memory: with imported shared memory it cannot assume zeroed
+// memory). Here every core thread instantiates the library, and again after an
+// error, all on the same device memory: each new instance would zero the
+// statics the kernels wrote (a call counter, a table filled on first use) while
+// the initialised ones kept theirs. The host writes the static image, zeros
+// included, once when the library is placed, so that fill goes (withoutBssInit).
+import binaryen from "binaryen";
+import { walkExpressions } from "../binaryen-walk.js";
 import { readSections, readGlobals, readDataSegments, ByteReader, SectionId } from "../wasm-reader.js";
 
 /** Where a linked kernel's static data (with its zeroed part) ends: __stack_pointer's initial value (lld's global 0). */
@@ -62,4 +72,21 @@ function concat(parts: Uint8Array[]): Uint8Array {
   let at = 0;
   for (const p of parts) { out.set(p, at); at += p.length; }
   return out;
+}
+
+/**
+ * Empties the linked kernel's start function when all it does is zero memory (lld's __wasm_init_memory for .bss):
+ * the static image already holds those zeros. Returns whether it did. A start function doing anything else is left.
+ */
+export function withoutBssInit(module: binaryen.Module): boolean {
+  const start = module.getStart();
+  if (!start) return false;
+  const { body, name } = binaryen.getFunctionInfo(start);
+  let onlyFills = true;
+  walkExpressions(body, (_expr, id) => {
+    if (id !== binaryen.MemoryFillId && id !== binaryen.ConstId && id !== binaryen.BlockId && id !== binaryen.NopId) onlyFills = false;
+  }, (id) => new Error(`withoutBssInit: ${name} holds an instruction the pass does not know (expression id ${id})`));
+  if (!onlyFills) return false;
+  (binaryen as unknown as { Function: { setBody(f: binaryen.FunctionRef, body: binaryen.ExpressionRef): void } }).Function.setBody(start, module.nop());
+  return true;
 }
