@@ -173,11 +173,21 @@ template <> struct Elem<c10::Half> : Elem16<c10::Half> {};
 template <class T> struct Elem<const T> : Elem<T> {};
 template <> struct Elem<char> : Elem<int8_t> {};
 
-/** One element reached through an accessor: reads and writes go through the runtime's checks. */
+/**
+ * One element reached through an accessor: reads and writes go through the runtime's checks. It stands for the
+ * element (as PyTorch's T& does), so it is not copied: `auto x = acc[i]` would keep a reference where PyTorch keeps
+ * the value (a swap through it would write the new value back), and is a compile error saying to name the element
+ * type; `T x = acc[i]`, `const auto& r = acc[i]`, std::swap, std::min/std::max with a T, ++ and printf work.
+ */
 template <class T, bool Row>
 class ElementRef {
  public:
+  typedef T gpsimd_element_type;  // printf records the element's value (gpsimd/printf.h)
   ElementRef(uint32_t h, int64_t i) : h_(h), i_(i) {}
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wc++26-extensions"
+  ElementRef(const ElementRef&) = delete("an accessor element is a reference to the tensor's element, not a copy of its value: write the element type, float x = acc[i] (not auto x = acc[i]), or const auto& to mean the reference; in c ? acc[i] : acc[j] convert one side, (float)acc[i]");
+#pragma clang diagnostic pop
   T value() const { return Row ? Elem<T>::row_get(h_, i_) : Elem<T>::get(h_, i_); }
   operator T() const { return value(); }
   /** A BFloat16 or Half element also reads as float, as PyTorch's accessors' Half& does (one conversion, not two). */
@@ -189,6 +199,27 @@ class ElementRef {
   ElementRef& operator-=(T v) { return *this = T(value() - v); }
   ElementRef& operator*=(T v) { return *this = T(value() * v); }
   ElementRef& operator/=(T v) { return *this = T(value() / v); }
+  // Integral elements as PyTorch's int& are: acc[v]++ counts, acc[i] |= m sets bits.
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator%=(U v) { return *this = T(value() % v); }
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator&=(U v) { return *this = T(value() & v); }
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator|=(U v) { return *this = T(value() | v); }
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator^=(U v) { return *this = T(value() ^ v); }
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator<<=(int v) { return *this = T(value() << v); }
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator>>=(int v) { return *this = T(value() >> v); }
+  template <class U = T, class = typename std::enable_if<std::is_arithmetic<U>::value>::type>
+  ElementRef& operator++() { return *this = T(value() + 1); }
+  template <class U = T, class = typename std::enable_if<std::is_arithmetic<U>::value>::type>
+  ElementRef& operator--() { return *this = T(value() - 1); }
+  template <class U = T, class = typename std::enable_if<std::is_arithmetic<U>::value>::type>
+  T operator++(int) { T v = value(); *this = T(v + 1); return v; }
+  template <class U = T, class = typename std::enable_if<std::is_arithmetic<U>::value>::type>
+  T operator--(int) { T v = value(); *this = T(v - 1); return v; }
  private:
   uint32_t h_;
   int64_t i_;
@@ -207,7 +238,7 @@ template <class T>
 class RowRef<T, 1> {
  public:
   explicit RowRef(uint32_t h) : h_(h) {}
-  ElementRef<T, true> operator[](int64_t j) const { return ElementRef<T, true>(h_, j); }
+  ElementRef<T, true> operator[](int64_t j) const { return {h_, j}; }  // braces: no copy of the element
  private:
   uint32_t h_;
 };
@@ -219,6 +250,9 @@ class TensorAccessor {
  public:
   explicit TensorAccessor(uint32_t a) : a_(a) {}
   detail::RowRef<T, N - 1> operator[](int64_t i) const { return detail::RowRef<T, N - 1>(gpsimd_acc_row(a_, i)); }
+  /** Size and stride of dimension d of the accessor's tensor, as acc.size(0) in PyTorch. */
+  int64_t size(int64_t d) const { return gpsimd_size(a_, (int32_t)d); }
+  int64_t stride(int64_t d) const { return gpsimd_stride(a_, (int32_t)d); }
  private:
   uint32_t a_;
 };
@@ -226,8 +260,9 @@ template <class T>
 class TensorAccessor<T, 1> {
  public:
   explicit TensorAccessor(uint32_t a) : a_(a) {}
-  detail::ElementRef<T, false> operator[](int64_t i) const { return detail::ElementRef<T, false>(a_, i); }
-  int64_t size(int64_t) const { return gpsimd_numel(a_); }
+  detail::ElementRef<T, false> operator[](int64_t i) const { return {a_, i}; }  // braces: no copy of the element
+  int64_t size(int64_t d) const { return gpsimd_size(a_, (int32_t)d); }
+  int64_t stride(int64_t d) const { return gpsimd_stride(a_, (int32_t)d); }
  private:
   uint32_t a_;
 };
@@ -406,6 +441,24 @@ inline Tensor clamp(const Tensor& self, Scalar lo, Scalar hi) { return detail::T
 inline Tensor& clamp_out(Tensor& result, const Tensor& self, Scalar lo, Scalar hi) { gpsimd_clamp(result.gpsimd_handle(), self.gpsimd_handle(), GPSIMD_S(lo), GPSIMD_S(hi)); return result; }
 #undef GPSIMD_S
 
+}  // namespace torch
+
+// Accessor elements take part in std::min, std::max and std::swap as PyTorch's T& does: std::max(acc[i], 0.0f) is a
+// float (the same results as std's: max is a < b ? b : a, min is b < a ? b : a), std::swap(o[i], o[j]) swaps the elements.
+namespace std {
+template <class T, bool R> inline T max(const torch::detail::ElementRef<T, R>& a, const T& b) { T x = a; return x < b ? b : x; }
+template <class T, bool R> inline T max(const T& a, const torch::detail::ElementRef<T, R>& b) { T y = b; return a < y ? y : a; }
+template <class T, bool R> inline T min(const torch::detail::ElementRef<T, R>& a, const T& b) { T x = a; return b < x ? b : x; }
+template <class T, bool R> inline T min(const T& a, const torch::detail::ElementRef<T, R>& b) { T y = b; return y < a ? y : a; }
+template <class T, bool R1, bool R2, class = typename std::enable_if<R1 != R2>::type>
+inline T max(const torch::detail::ElementRef<T, R1>& a, const torch::detail::ElementRef<T, R2>& b) { T x = a, y = b; return x < y ? y : x; }
+template <class T, bool R1, bool R2, class = typename std::enable_if<R1 != R2>::type>
+inline T min(const torch::detail::ElementRef<T, R1>& a, const torch::detail::ElementRef<T, R2>& b) { T x = a, y = b; return y < x ? y : x; }
+template <class T, bool R1, bool R2>
+inline void swap(torch::detail::ElementRef<T, R1>&& a, torch::detail::ElementRef<T, R2>&& b) { T x = a; a = T(b); b = x; }
+}  // namespace std
+
+namespace torch {
 namespace neuron {
 /** TCM from this core's 16 KB pool; nullptr when the pool cannot satisfy the request. */
 inline void* tcm_malloc(size_t nbytes) { return (void*)(uintptr_t)gpsimd_tcm_malloc((uint32_t)nbytes); }
