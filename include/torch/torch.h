@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <initializer_list>
+#include <vector>
 #include <type_traits>
 #include <assert.h>  // as libtorch's headers bring it (c10/macros/Macros.h): the API guide's kernels call assert()
 #include <gpsimd/abi.h>
@@ -327,8 +328,20 @@ class IntArrayRef {
  public:
   explicit IntArrayRef(uint32_t t) : t_(t), list_(nullptr), n_(gpsimd_dim(t)) {}
   IntArrayRef(std::initializer_list<int64_t> l) : t_(0), list_(l.begin()), n_((int32_t)l.size()) {}
+  /** Sizes in a std::vector<int64_t> (or std::array, or any container of int64_t with data() and size()). */
+  template <class C, class = typename std::enable_if<std::is_convertible<decltype(std::declval<const C&>().data()), const int64_t*>::value>::type>
+  IntArrayRef(const C& c) : t_(0), list_(c.data()), n_((int32_t)c.size()) {}
   int64_t operator[](size_t d) const { return list_ ? list_[d] : gpsimd_size(t_, (int32_t)d); }
   size_t size() const { return (size_t)n_; }
+  bool empty() const { return n_ == 0; }
+  int64_t front() const { return (*this)[0]; }
+  int64_t back() const { return (*this)[size() - 1]; }
+  /** A std::vector of the sizes, to change and pass to a factory: auto s = x.sizes().vec(); s.back() = 1. */
+  std::vector<int64_t> vec() const {
+    std::vector<int64_t> v(size());
+    for (size_t d = 0; d < size(); d++) v[d] = (*this)[d];
+    return v;
+  }
   bool operator==(const IntArrayRef& o) const {
     if (size() != o.size()) return false;
     for (size_t d = 0; d < size(); d++) if ((*this)[d] != o[d]) return false;
@@ -357,6 +370,25 @@ class IntArrayRef {
   int32_t n_;
 };
 
+/**
+ * The dtype of a factory, as torch::TensorOptions carries it: torch::TensorOptions().dtype(torch::kFloat),
+ * torch::dtype(torch::kFloat), x.options(). A dtype is required, as on the device (there is no default float).
+ */
+class TensorOptions {
+ public:
+  TensorOptions(ScalarType d) : dtype_(d), set_(true) {}
+  TensorOptions() : dtype_(ScalarType::Float), set_(false) {}
+  TensorOptions dtype(ScalarType d) const { return TensorOptions(d); }
+  ScalarType dtype() const { return dtype_; }
+  bool has_dtype() const { return set_; }
+  /** Accepted and ignored: gpsimd's tensors have no autograd. */
+  TensorOptions requires_grad(bool = true) const { return *this; }
+ private:
+  ScalarType dtype_;
+  bool set_;
+};
+inline TensorOptions dtype(ScalarType d) { return TensorOptions(d); }
+
 /** A tensor in device memory (HBM): an operator argument, the output, or one made by the kernel. */
 class Tensor {
  public:
@@ -368,6 +400,15 @@ class Tensor {
   int64_t dim() const { return gpsimd_dim(t_); }
   ScalarType scalar_type() const { return (ScalarType)gpsimd_scalar_type(t_); }
   ScalarType dtype() const { return scalar_type(); }
+  TensorOptions options() const { return TensorOptions(scalar_type()); }
+  int64_t element_size() const {
+    switch (scalar_type()) {
+      case ScalarType::Long: return 8;
+      case ScalarType::Float: case ScalarType::Int: return 4;
+      case ScalarType::Char: case ScalarType::Byte: return 1;
+      default: return 2;
+    }
+  }
   template <class T, size_t N = 1> TensorAccessor<T, N> accessor() const {
     return TensorAccessor<T, N>(detail::Elem<T>::open(t_, (int32_t)N));
   }
@@ -404,6 +445,28 @@ inline Tensor full(IntArrayRef s, Scalar x, ScalarType d) {
 }
 inline Tensor eye(int64_t n, ScalarType d) { return detail::T(gpsimd_eye(n, n, (int32_t)d)); }
 inline Tensor eye(int64_t n, int64_t m, ScalarType d) { return detail::T(gpsimd_eye(n, m, (int32_t)d)); }
+
+namespace detail {
+inline ScalarType dtype_of(const TensorOptions& o) {
+  assert(o.has_dtype() && "torch::TensorOptions() without .dtype(...): a factory's dtype is required");
+  return o.dtype();
+}
+}  // namespace detail
+inline Tensor empty(IntArrayRef s, const TensorOptions& o) { return empty(s, detail::dtype_of(o)); }
+inline Tensor zeros(IntArrayRef s, const TensorOptions& o) { return zeros(s, detail::dtype_of(o)); }
+inline Tensor ones(IntArrayRef s, const TensorOptions& o) { return ones(s, detail::dtype_of(o)); }
+inline Tensor full(IntArrayRef s, Scalar x, const TensorOptions& o) { return full(s, x, detail::dtype_of(o)); }
+inline Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, detail::dtype_of(o)); }
+inline Tensor eye(int64_t n, int64_t m, const TensorOptions& o) { return eye(n, m, detail::dtype_of(o)); }
+// The _like factories: the sizes of t, its dtype unless one is given.
+inline Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.scalar_type()); }
+inline Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.scalar_type()); }
+inline Tensor ones_like(const Tensor& t) { return ones(t.sizes(), t.scalar_type()); }
+inline Tensor full_like(const Tensor& t, Scalar x) { return full(t.sizes(), x, t.scalar_type()); }
+inline Tensor empty_like(const Tensor& t, const TensorOptions& o) { return empty(t.sizes(), detail::dtype_of(o)); }
+inline Tensor zeros_like(const Tensor& t, const TensorOptions& o) { return zeros(t.sizes(), detail::dtype_of(o)); }
+inline Tensor ones_like(const Tensor& t, const TensorOptions& o) { return ones(t.sizes(), detail::dtype_of(o)); }
+inline Tensor full_like(const Tensor& t, Scalar x, const TensorOptions& o) { return full(t.sizes(), x, detail::dtype_of(o)); }
 
 // Tensor operations (no broadcasting: shapes must match), each with an _out form.
 #define GPSIMD_UNARY(op) \

@@ -242,3 +242,19 @@ describe("accessor elements used as PyTorch's T&", () => {
     }), BuildError, "E_BUILD", [`element-copy.cpp:${line}:`, "not a copy of its value", "float x = acc[i]"]);
   });
 });
+
+// Shape functions run on the host with libtorch on the device's side of things: they use std::vector and the
+// TensorOptions spellings freely, and kernels may too.
+describe("libtorch spellings: std::vector in shape.cpp, TensorOptions, options(), sizes().vec(), the _like factories", () => {
+  it("like_factories: a kernel and its C++ shape function written with them", () => {
+    const x = randn([2, 3], { seed: 50 });
+    const y = el.like_factories(x);
+    expect(y.sizes()).toEqual([2, 1, 3]);
+    expect(Array.from(floats(y))).toEqual(new Array(6).fill((1 + 2) * 4 + 3));
+  });
+
+  it("big_shape_fn: a shape function's std::vector is freed with its call (70 calls of 64 MB each outgrow 4 GiB otherwise)", () => {
+    const x = tensor([1, 2, 3]);
+    for (let i = 0; i < 70; i++) expect(Array.from(floats(el.big_shape_fn(x)))).toEqual([1, 1, 1]);
+  });
+});

@@ -95,3 +95,26 @@ torch::Tensor half_sum(const torch::Tensor& x) {
     out.accessor<float, 1>()[0] = s;
     return out;
 }
+
+// Factories as libtorch code writes them: sizes().vec(), TensorOptions, x.options(), the _like forms.
+torch::Tensor like_factories(const torch::Tensor& x) {
+    torch::Tensor out = get_dst_tensor();
+    auto s = x.sizes().vec();
+    torch::Tensor ones = torch::ones_like(x);
+    torch::Tensor two = torch::full(s, 2, torch::dtype(torch::kFloat));
+    torch::Tensor sum = torch::empty_like(x, x.options());
+    torch::add_out(sum, ones, two);
+    auto in = sum.accessor<float, 2>();
+    auto o = out.accessor<float, 3>();
+    for (int64_t i = 0; i < x.size(0); i++) {
+        for (int64_t j = 0; j < x.size(1); j++) o[i][0][j] = in[i][j] * (float)sum.element_size() + (float)x.sizes().back();
+    }
+    return out;
+}
+
+// Only its shape function is of interest: it allocates 64 MB per call (see elements-shape.cpp).
+torch::Tensor big_shape_fn(const torch::Tensor& x) {
+    torch::Tensor out = get_dst_tensor();
+    out.fill_(1.0);
+    return out;
+}

@@ -1,14 +1,22 @@
+#include <vector>
+#include <utility>
 #include <torch/torch.h>
 #include "torchneuron/register.h"
 
 torch::Tensor matvec_shape(torch::Tensor w, torch::Tensor x) {
     return torch::zeros({w.size(0)}, torch::kFloat);
 }
+// Shape functions written as with libtorch on the host: sizes().vec(), std::vector, options(), empty_like.
 torch::Tensor transpose_shape(torch::Tensor x) {
-    return torch::empty({x.size(1), x.size(0)}, torch::kFloat);
+    auto s = x.sizes().vec();
+    std::swap(s[0], s[1]);
+    return torch::empty(s, x.options());
 }
-torch::Tensor same_shape_i64(torch::Tensor x) { return torch::empty(x.sizes(), torch::kLong); }
-torch::Tensor row_shape(torch::Tensor x) { return torch::empty({x.size(0)}, torch::kFloat); }
+torch::Tensor same_shape_i64(torch::Tensor x) { return torch::empty_like(x); }
+torch::Tensor row_shape(torch::Tensor x) {
+    std::vector<int64_t> s = {x.size(0)};
+    return torch::empty(s, torch::TensorOptions().dtype(torch::kFloat));
+}
 torch::Tensor affine_shape(torch::Tensor x, int64_t k, double bias) { return torch::empty(x.sizes(), torch::kInt); }
 torch::Tensor hist_shape(torch::Tensor x) { return torch::zeros({256}, torch::kInt64); }
 torch::Tensor lut_shape(torch::Tensor x, double scale) { return torch::empty(x.sizes(), torch::kFloat); }
