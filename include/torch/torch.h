@@ -75,6 +75,11 @@ struct BFloat16 {
   constexpr BFloat16(uint16_t bits, from_bits_t) : x(bits) {}
   BFloat16(float v) : x(detail::f32_to_bf16(v)) {}
   operator float() const { return detail::bf16_to_f32(x); }
+  // As c10's: the operand becomes a BFloat16 first, the result is rounded to BFloat16 (buf[j] += 1.0f, buf[j] *= 2).
+  BFloat16& operator+=(const BFloat16& b) { return *this = BFloat16((float)*this + (float)b); }
+  BFloat16& operator-=(const BFloat16& b) { return *this = BFloat16((float)*this - (float)b); }
+  BFloat16& operator*=(const BFloat16& b) { return *this = BFloat16((float)*this * (float)b); }
+  BFloat16& operator/=(const BFloat16& b) { return *this = BFloat16((float)*this / (float)b); }
 };
 
 /** float16 (torch::kHalf) as PyTorch's c10::Half: the bits in x; converts to and from float. */
@@ -86,6 +91,11 @@ struct Half {
   constexpr Half(uint16_t bits, from_bits_t) : x(bits) {}
   Half(float v) : x(detail::f32_to_f16(v)) {}
   operator float() const { return detail::f16_to_f32(x); }
+  // As c10's: the operand becomes a Half first, the result is rounded to Half (buf[j] += 1.0f, buf[j] *= 2).
+  Half& operator+=(const Half& b) { return *this = Half((float)*this + (float)b); }
+  Half& operator-=(const Half& b) { return *this = Half((float)*this - (float)b); }
+  Half& operator*=(const Half& b) { return *this = Half((float)*this * (float)b); }
+  Half& operator/=(const Half& b) { return *this = Half((float)*this / (float)b); }
 };
 }  // namespace c10
 
@@ -372,20 +382,17 @@ class IntArrayRef {
 
 /**
  * The dtype of a factory, as torch::TensorOptions carries it: torch::TensorOptions().dtype(torch::kFloat),
- * torch::dtype(torch::kFloat), x.options(). A dtype is required, as on the device (there is no default float).
+ * torch::dtype(torch::kFloat), x.options(). TensorOptions() alone is float32, as in libtorch.
  */
 class TensorOptions {
  public:
-  TensorOptions(ScalarType d) : dtype_(d), set_(true) {}
-  TensorOptions() : dtype_(ScalarType::Float), set_(false) {}
+  TensorOptions(ScalarType d = ScalarType::Float) : dtype_(d) {}
   TensorOptions dtype(ScalarType d) const { return TensorOptions(d); }
   ScalarType dtype() const { return dtype_; }
-  bool has_dtype() const { return set_; }
   /** Accepted and ignored: gpsimd's tensors have no autograd. */
   TensorOptions requires_grad(bool = true) const { return *this; }
  private:
   ScalarType dtype_;
-  bool set_;
 };
 inline TensorOptions dtype(ScalarType d) { return TensorOptions(d); }
 
@@ -447,10 +454,7 @@ inline Tensor eye(int64_t n, ScalarType d) { return detail::T(gpsimd_eye(n, n, (
 inline Tensor eye(int64_t n, int64_t m, ScalarType d) { return detail::T(gpsimd_eye(n, m, (int32_t)d)); }
 
 namespace detail {
-inline ScalarType dtype_of(const TensorOptions& o) {
-  assert(o.has_dtype() && "torch::TensorOptions() without .dtype(...): a factory's dtype is required");
-  return o.dtype();
-}
+inline ScalarType dtype_of(const TensorOptions& o) { return o.dtype(); }
 }  // namespace detail
 inline Tensor empty(IntArrayRef s, const TensorOptions& o) { return empty(s, detail::dtype_of(o)); }
 inline Tensor zeros(IntArrayRef s, const TensorOptions& o) { return zeros(s, detail::dtype_of(o)); }

@@ -233,6 +233,23 @@ describe("accessor elements used as PyTorch's T&", () => {
     expect(printf.join("")).toContain("first=0.500 second=-1.250\n");
   });
 
+  it("bf16_update: += -= *= /= on c10::BFloat16 values in TCM, each rounded to bfloat16 as c10's operators do", () => {
+    const bits = new Uint32Array(1), f = new Float32Array(bits.buffer);
+    const bf16 = (v: number) => { // float32 to bfloat16, to nearest, ties to even
+      f[0] = v;
+      bits[0] = (bits[0] + 0x7fff + ((bits[0] >> 16) & 1)) & 0xffff0000;
+      return f[0];
+    };
+    const x = tensor(Float32Array.from([1, -2, 3.3, 0.7, 100.25, -0.001]), undefined, "bfloat16");
+    const want = Array.from(x.data() as ArrayLike<number>, (v) => {
+      let b = bf16(f32(v + bf16(0.1)));
+      b = bf16(f32(b * 3));
+      b = bf16(f32(b - 0.5));
+      return bf16(f32(b / 7));
+    });
+    expect(Array.from(el.bf16_update(x).data() as ArrayLike<number>)).toEqual(want);
+  });
+
   it("auto tmp = o[i] (a copy of the value in PyTorch) is a BuildError naming the line and what to write instead", () => {
     const line = lineOf("element-copy.cpp", "auto tmp = o[i];");
     expect(line).toBeGreaterThan(0);

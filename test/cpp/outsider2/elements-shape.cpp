@@ -4,6 +4,7 @@
 #include "torchneuron/register.h"
 
 torch::Tensor same_float(torch::Tensor x) { return torch::empty_like(x, torch::kFloat); }
+torch::Tensor same_bf16(torch::Tensor x) { return torch::empty_like(x); }
 torch::Tensor same_int(torch::Tensor x) { return torch::empty(x.sizes(), torch::kInt); }
 torch::Tensor counts_shape(torch::Tensor x) { return torch::empty({256}, torch::kLong); }
 torch::Tensor rows_shape(torch::Tensor w, torch::Tensor x) { return torch::empty({w.size(0)}, torch::kFloat); }
@@ -32,4 +33,5 @@ NEURON_LIBRARY(outsider2_el, m) {
     m.def("half_sum", &one_float, "half_sum");
     m.def("like_factories", &like_shape, "like_factories");
     m.def("big_shape_fn", &big_shape, "big_shape_fn");
+    m.def("bf16_update", &same_bf16, "bf16_update");
 }

@@ -118,3 +118,20 @@ torch::Tensor big_shape_fn(const torch::Tensor& x) {
     out.fill_(1.0);
     return out;
 }
+
+// bfloat16 values updated in TCM with compound assignments, rounded to bfloat16 at each step as c10's are.
+torch::Tensor bf16_update(const torch::Tensor& x) {
+    torch::Tensor out = get_dst_tensor();
+    const int64_t n = x.numel();
+    c10::BFloat16* buf = (c10::BFloat16*)torch::neuron::tcm_malloc(n * sizeof(c10::BFloat16));
+    x.tcm_accessor().tensor_to_tcm<c10::BFloat16>(buf, 0, n);
+    for (int64_t i = 0; i < n; i++) {
+        buf[i] += 0.1f;
+        buf[i] *= 3;
+        buf[i] -= c10::BFloat16(0.5f);
+        buf[i] /= 7;
+    }
+    out.tcm_accessor().tcm_to_tensor<c10::BFloat16>(buf, 0, n);
+    torch::neuron::tcm_free(buf);
+    return out;
+}
