@@ -27,26 +27,89 @@ function asNumber(a: PrintfArg | undefined): number {
   }
 }
 
-function expo(x: number, precision: number, upper: boolean): string {
-  const s = x.toExponential(precision);
-  const [m, e] = s.split("e");
-  const sign = e[0] === "-" ? "-" : "+";
-  const digits = e.replace(/^[-+]/, "").padStart(2, "0");
-  const out = `${m}e${sign}${digits}`;
+// Floating conversions are exact, as C's are: a double is m * 2^e, so its decimal digits are computed with BigInt
+// and rounded to nearest, ties to even (printf("%.2f", 0.125) is 0.12 and "%.0f" of 2.5 is 2, where JavaScript's
+// toFixed and toExponential round ties up), and %f writes every integer digit (toFixed switches to exponent form
+// from 1e21).
+
+/** Finite x >= 0 as [m, e] with x = m * 2^e exactly. */
+function decompose(x: number): [bigint, number] {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const hi = view.getUint32(0), lo = view.getUint32(4);
+  const biased = (hi >>> 20) & 0x7ff;
+  const m = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  return biased === 0 ? [m, -1074] : [m | (1n << 52n), biased - 1075];
+}
+
+/** x * 10^k rounded to an integer, to nearest with ties to even, exactly (finite x >= 0). */
+function scaledRound(x: number, k: number): bigint {
+  const [m, e] = decompose(x);
+  let num = e >= 0 ? m << BigInt(e) : m, den = e >= 0 ? 1n : 1n << BigInt(-e);
+  if (k >= 0) num *= 10n ** BigInt(k); else den *= 10n ** BigInt(-k);
+  const q = num / den, twice = 2n * (num % den);
+  return twice > den || (twice === den && (q & 1n) === 1n) ? q + 1n : q;
+}
+
+/** %.<p>f of finite x >= 0. */
+function fixed(x: number, p: number): string {
+  const n = scaledRound(x, p).toString().padStart(p + 1, "0");
+  return p === 0 ? n : `${n.slice(0, n.length - p)}.${n.slice(n.length - p)}`;
+}
+
+/** The p + 1 significant digits and the decimal exponent of finite x >= 0 in %.<p>e form. */
+function expParts(x: number, p: number): { digits: string; exp: number } {
+  if (x === 0) return { digits: "0".repeat(p + 1), exp: 0 };
+  let exp = Math.floor(Math.log10(x));
+  for (;;) {
+    const digits = scaledRound(x, p - exp).toString();
+    if (digits.length > p + 1) exp++;        // the estimate was low, or rounding carried (9.996 -> 10.00)
+    else if (digits.length < p + 1) exp--;   // the estimate was high
+    else return { digits, exp };
+  }
+}
+
+function expo(x: number, precision: number, upper: boolean, alt = false): string {
+  const { digits, exp } = expParts(x, precision);
+  const m = precision > 0 ? `${digits[0]}.${digits.slice(1)}` : alt ? `${digits}.` : digits;
+  const out = `${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
   return upper ? out.toUpperCase() : out;
 }
 
 function general(x: number, precision: number, alt: boolean, upper: boolean): string {
   const p = precision === 0 ? 1 : precision;
-  if (x === 0) return alt ? (0).toFixed(p - 1) : "0";
-  const exp = Math.floor(Math.log10(Math.abs(Number(x.toExponential(p - 1)))));
-  let s = exp < -4 || exp >= p ? expo(x, p - 1, upper) : x.toFixed(Math.max(0, p - 1 - exp));
+  const exp = x === 0 ? 0 : expParts(x, p - 1).exp;
+  let s = exp < -4 || exp >= p ? expo(x, p - 1, upper, alt) : fixed(x, p - 1 - exp);
+  if (alt && !s.includes(".")) s = s.replace(/(?=[eE])|$/, ".");
   if (!alt) {
     s = s.includes("e") || s.includes("E")
       ? s.replace(/\.?0+(?=[eE])/, "")
       : s.includes(".") ? s.replace(/\.?0+$/, "") : s;
   }
   return s;
+}
+
+/** %a of finite x >= 0: 0x1.<hex>p<exp>, normalised (subnormals too); a precision rounds the hex digits, ties to even. */
+function hexFloat(x: number, precision: number | undefined, alt: boolean, upper: boolean): string {
+  let lead = 0n, frac = 0n, exp = 0;
+  if (x !== 0) {
+    let [m, e] = decompose(x);
+    while (m < 1n << 52n) { m <<= 1n; e--; }
+    lead = 1n; frac = m - (1n << 52n); exp = e + 52;
+  }
+  let digits: string;
+  if (precision === undefined) digits = frac === 0n ? "" : frac.toString(16).padStart(13, "0").replace(/0+$/, "");
+  else if (precision >= 13) digits = frac.toString(16).padStart(13, "0").padEnd(precision, "0");
+  else {
+    const shift = BigInt(4 * (13 - precision)), half = 1n << (shift - 1n);
+    let q = frac >> shift;
+    const r = frac & ((1n << shift) - 1n);
+    if (r > half || (r === half && ((precision === 0 ? lead : q) & 1n) === 1n)) q++;   // ties to the even last digit kept
+    if (q === 1n << BigInt(4 * precision)) { q = 0n; exp++; }   // 0x1.f8p+0 to one digit: 0x2.0p+0, written 0x1.0p+1
+    digits = precision === 0 ? "" : q.toString(16).padStart(precision, "0");
+  }
+  const out = `0x${lead}${digits || alt ? "." : ""}${digits}p${exp < 0 ? "-" : "+"}${Math.abs(exp)}`;
+  return upper ? out.toUpperCase() : out;
 }
 
 function nonFinite(x: number, upper: boolean): string | null {
@@ -102,10 +165,10 @@ export function formatPrintf(fmt: string, args: PrintfArg[]): string {
         if (x < 0 || Object.is(x, -0)) sign = "-"; else if (plus) sign = "+"; else if (space) sign = " ";
         const ax = Math.abs(x);
         const p = precision ?? 6;
-        body = nonFinite(ax, upper) ?? (conv === "f" || conv === "F" ? ax.toFixed(Math.min(p, 100))
-          : conv === "e" || conv === "E" ? expo(ax, Math.min(p, 100), upper)
+        body = nonFinite(ax, upper) ?? (conv === "f" || conv === "F" ? fixed(ax, Math.min(p, 100))
+          : conv === "e" || conv === "E" ? expo(ax, Math.min(p, 100), upper, alt)
           : conv === "g" || conv === "G" ? general(ax, Math.min(p, 100), alt, upper)
-          : (upper ? ax.toString(16).toUpperCase() : ax.toString(16)));
+          : hexFloat(ax, precision === undefined ? undefined : Math.min(precision, 100), alt, upper));
         if (alt && !body.includes(".") && (conv === "f" || conv === "F")) body += ".";
         if (!Number.isFinite(x)) numeric = false;
       }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <initializer_list>
+#include <vector>
 #include <type_traits>
 #include <assert.h>  // as libtorch's headers bring it (c10/macros/Macros.h): the API guide's kernels call assert()
 #include <gpsimd/abi.h>
@@ -74,6 +75,11 @@ struct BFloat16 {
   constexpr BFloat16(uint16_t bits, from_bits_t) : x(bits) {}
   BFloat16(float v) : x(detail::f32_to_bf16(v)) {}
   operator float() const { return detail::bf16_to_f32(x); }
+  // As c10's: the operand becomes a BFloat16 first, the result is rounded to BFloat16 (buf[j] += 1.0f, buf[j] *= 2).
+  BFloat16& operator+=(const BFloat16& b) { return *this = BFloat16((float)*this + (float)b); }
+  BFloat16& operator-=(const BFloat16& b) { return *this = BFloat16((float)*this - (float)b); }
+  BFloat16& operator*=(const BFloat16& b) { return *this = BFloat16((float)*this * (float)b); }
+  BFloat16& operator/=(const BFloat16& b) { return *this = BFloat16((float)*this / (float)b); }
 };
 
 /** float16 (torch::kHalf) as PyTorch's c10::Half: the bits in x; converts to and from float. */
@@ -85,6 +91,11 @@ struct Half {
   constexpr Half(uint16_t bits, from_bits_t) : x(bits) {}
   Half(float v) : x(detail::f32_to_f16(v)) {}
   operator float() const { return detail::f16_to_f32(x); }
+  // As c10's: the operand becomes a Half first, the result is rounded to Half (buf[j] += 1.0f, buf[j] *= 2).
+  Half& operator+=(const Half& b) { return *this = Half((float)*this + (float)b); }
+  Half& operator-=(const Half& b) { return *this = Half((float)*this - (float)b); }
+  Half& operator*=(const Half& b) { return *this = Half((float)*this * (float)b); }
+  Half& operator/=(const Half& b) { return *this = Half((float)*this / (float)b); }
 };
 }  // namespace c10
 
@@ -173,11 +184,21 @@ template <> struct Elem<c10::Half> : Elem16<c10::Half> {};
 template <class T> struct Elem<const T> : Elem<T> {};
 template <> struct Elem<char> : Elem<int8_t> {};
 
-/** One element reached through an accessor: reads and writes go through the runtime's checks. */
+/**
+ * One element reached through an accessor: reads and writes go through the runtime's checks. It stands for the
+ * element (as PyTorch's T& does), so it is not copied: `auto x = acc[i]` would keep a reference where PyTorch keeps
+ * the value (a swap through it would write the new value back), and is a compile error saying to name the element
+ * type; `T x = acc[i]`, `const auto& r = acc[i]`, std::swap, std::min/std::max with a T, ++ and printf work.
+ */
 template <class T, bool Row>
 class ElementRef {
  public:
+  typedef T gpsimd_element_type;  // printf records the element's value (gpsimd/printf.h)
   ElementRef(uint32_t h, int64_t i) : h_(h), i_(i) {}
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wc++26-extensions"
+  ElementRef(const ElementRef&) = delete("an accessor element is a reference to the tensor's element, not a copy of its value: write the element type, float x = acc[i] (not auto x = acc[i]), or const auto& to mean the reference; in c ? acc[i] : acc[j] convert one side, (float)acc[i]");
+#pragma clang diagnostic pop
   T value() const { return Row ? Elem<T>::row_get(h_, i_) : Elem<T>::get(h_, i_); }
   operator T() const { return value(); }
   /** A BFloat16 or Half element also reads as float, as PyTorch's accessors' Half& does (one conversion, not two). */
@@ -189,6 +210,27 @@ class ElementRef {
   ElementRef& operator-=(T v) { return *this = T(value() - v); }
   ElementRef& operator*=(T v) { return *this = T(value() * v); }
   ElementRef& operator/=(T v) { return *this = T(value() / v); }
+  // Integral elements as PyTorch's int& are: acc[v]++ counts, acc[i] |= m sets bits.
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator%=(U v) { return *this = T(value() % v); }
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator&=(U v) { return *this = T(value() & v); }
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator|=(U v) { return *this = T(value() | v); }
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator^=(U v) { return *this = T(value() ^ v); }
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator<<=(int v) { return *this = T(value() << v); }
+  template <class U = T, class = typename std::enable_if<std::is_integral<U>::value>::type>
+  ElementRef& operator>>=(int v) { return *this = T(value() >> v); }
+  template <class U = T, class = typename std::enable_if<std::is_arithmetic<U>::value>::type>
+  ElementRef& operator++() { return *this = T(value() + 1); }
+  template <class U = T, class = typename std::enable_if<std::is_arithmetic<U>::value>::type>
+  ElementRef& operator--() { return *this = T(value() - 1); }
+  template <class U = T, class = typename std::enable_if<std::is_arithmetic<U>::value>::type>
+  T operator++(int) { T v = value(); *this = T(v + 1); return v; }
+  template <class U = T, class = typename std::enable_if<std::is_arithmetic<U>::value>::type>
+  T operator--(int) { T v = value(); *this = T(v - 1); return v; }
  private:
   uint32_t h_;
   int64_t i_;
@@ -207,7 +249,7 @@ template <class T>
 class RowRef<T, 1> {
  public:
   explicit RowRef(uint32_t h) : h_(h) {}
-  ElementRef<T, true> operator[](int64_t j) const { return ElementRef<T, true>(h_, j); }
+  ElementRef<T, true> operator[](int64_t j) const { return {h_, j}; }  // braces: no copy of the element
  private:
   uint32_t h_;
 };
@@ -219,6 +261,9 @@ class TensorAccessor {
  public:
   explicit TensorAccessor(uint32_t a) : a_(a) {}
   detail::RowRef<T, N - 1> operator[](int64_t i) const { return detail::RowRef<T, N - 1>(gpsimd_acc_row(a_, i)); }
+  /** Size and stride of dimension d of the accessor's tensor, as acc.size(0) in PyTorch. */
+  int64_t size(int64_t d) const { return gpsimd_size(a_, (int32_t)d); }
+  int64_t stride(int64_t d) const { return gpsimd_stride(a_, (int32_t)d); }
  private:
   uint32_t a_;
 };
@@ -226,8 +271,9 @@ template <class T>
 class TensorAccessor<T, 1> {
  public:
   explicit TensorAccessor(uint32_t a) : a_(a) {}
-  detail::ElementRef<T, false> operator[](int64_t i) const { return detail::ElementRef<T, false>(a_, i); }
-  int64_t size(int64_t) const { return gpsimd_numel(a_); }
+  detail::ElementRef<T, false> operator[](int64_t i) const { return {a_, i}; }  // braces: no copy of the element
+  int64_t size(int64_t d) const { return gpsimd_size(a_, (int32_t)d); }
+  int64_t stride(int64_t d) const { return gpsimd_stride(a_, (int32_t)d); }
  private:
   uint32_t a_;
 };
@@ -292,8 +338,20 @@ class IntArrayRef {
  public:
   explicit IntArrayRef(uint32_t t) : t_(t), list_(nullptr), n_(gpsimd_dim(t)) {}
   IntArrayRef(std::initializer_list<int64_t> l) : t_(0), list_(l.begin()), n_((int32_t)l.size()) {}
+  /** Sizes in a std::vector<int64_t> (or std::array, or any container of int64_t with data() and size()). */
+  template <class C, class = typename std::enable_if<std::is_convertible<decltype(std::declval<const C&>().data()), const int64_t*>::value>::type>
+  IntArrayRef(const C& c) : t_(0), list_(c.data()), n_((int32_t)c.size()) {}
   int64_t operator[](size_t d) const { return list_ ? list_[d] : gpsimd_size(t_, (int32_t)d); }
   size_t size() const { return (size_t)n_; }
+  bool empty() const { return n_ == 0; }
+  int64_t front() const { return (*this)[0]; }
+  int64_t back() const { return (*this)[size() - 1]; }
+  /** A std::vector of the sizes, to change and pass to a factory: auto s = x.sizes().vec(); s.back() = 1. */
+  std::vector<int64_t> vec() const {
+    std::vector<int64_t> v(size());
+    for (size_t d = 0; d < size(); d++) v[d] = (*this)[d];
+    return v;
+  }
   bool operator==(const IntArrayRef& o) const {
     if (size() != o.size()) return false;
     for (size_t d = 0; d < size(); d++) if ((*this)[d] != o[d]) return false;
@@ -322,6 +380,22 @@ class IntArrayRef {
   int32_t n_;
 };
 
+/**
+ * The dtype of a factory, as torch::TensorOptions carries it: torch::TensorOptions().dtype(torch::kFloat),
+ * torch::dtype(torch::kFloat), x.options(). TensorOptions() alone is float32, as in libtorch.
+ */
+class TensorOptions {
+ public:
+  TensorOptions(ScalarType d = ScalarType::Float) : dtype_(d) {}
+  TensorOptions dtype(ScalarType d) const { return TensorOptions(d); }
+  ScalarType dtype() const { return dtype_; }
+  /** Accepted and ignored: gpsimd's tensors have no autograd. */
+  TensorOptions requires_grad(bool = true) const { return *this; }
+ private:
+  ScalarType dtype_;
+};
+inline TensorOptions dtype(ScalarType d) { return TensorOptions(d); }
+
 /** A tensor in device memory (HBM): an operator argument, the output, or one made by the kernel. */
 class Tensor {
  public:
@@ -333,6 +407,15 @@ class Tensor {
   int64_t dim() const { return gpsimd_dim(t_); }
   ScalarType scalar_type() const { return (ScalarType)gpsimd_scalar_type(t_); }
   ScalarType dtype() const { return scalar_type(); }
+  TensorOptions options() const { return TensorOptions(scalar_type()); }
+  int64_t element_size() const {
+    switch (scalar_type()) {
+      case ScalarType::Long: return 8;
+      case ScalarType::Float: case ScalarType::Int: return 4;
+      case ScalarType::Char: case ScalarType::Byte: return 1;
+      default: return 2;
+    }
+  }
   template <class T, size_t N = 1> TensorAccessor<T, N> accessor() const {
     return TensorAccessor<T, N>(detail::Elem<T>::open(t_, (int32_t)N));
   }
@@ -370,6 +453,25 @@ inline Tensor full(IntArrayRef s, Scalar x, ScalarType d) {
 inline Tensor eye(int64_t n, ScalarType d) { return detail::T(gpsimd_eye(n, n, (int32_t)d)); }
 inline Tensor eye(int64_t n, int64_t m, ScalarType d) { return detail::T(gpsimd_eye(n, m, (int32_t)d)); }
 
+namespace detail {
+inline ScalarType dtype_of(const TensorOptions& o) { return o.dtype(); }
+}  // namespace detail
+inline Tensor empty(IntArrayRef s, const TensorOptions& o) { return empty(s, detail::dtype_of(o)); }
+inline Tensor zeros(IntArrayRef s, const TensorOptions& o) { return zeros(s, detail::dtype_of(o)); }
+inline Tensor ones(IntArrayRef s, const TensorOptions& o) { return ones(s, detail::dtype_of(o)); }
+inline Tensor full(IntArrayRef s, Scalar x, const TensorOptions& o) { return full(s, x, detail::dtype_of(o)); }
+inline Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, detail::dtype_of(o)); }
+inline Tensor eye(int64_t n, int64_t m, const TensorOptions& o) { return eye(n, m, detail::dtype_of(o)); }
+// The _like factories: the sizes of t, its dtype unless one is given.
+inline Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.scalar_type()); }
+inline Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.scalar_type()); }
+inline Tensor ones_like(const Tensor& t) { return ones(t.sizes(), t.scalar_type()); }
+inline Tensor full_like(const Tensor& t, Scalar x) { return full(t.sizes(), x, t.scalar_type()); }
+inline Tensor empty_like(const Tensor& t, const TensorOptions& o) { return empty(t.sizes(), detail::dtype_of(o)); }
+inline Tensor zeros_like(const Tensor& t, const TensorOptions& o) { return zeros(t.sizes(), detail::dtype_of(o)); }
+inline Tensor ones_like(const Tensor& t, const TensorOptions& o) { return ones(t.sizes(), detail::dtype_of(o)); }
+inline Tensor full_like(const Tensor& t, Scalar x, const TensorOptions& o) { return full(t.sizes(), x, detail::dtype_of(o)); }
+
 // Tensor operations (no broadcasting: shapes must match), each with an _out form.
 #define GPSIMD_UNARY(op) \
   inline Tensor op(const Tensor& self) { return detail::T(gpsimd_##op(0, self.gpsimd_handle())); } \
@@ -406,6 +508,24 @@ inline Tensor clamp(const Tensor& self, Scalar lo, Scalar hi) { return detail::T
 inline Tensor& clamp_out(Tensor& result, const Tensor& self, Scalar lo, Scalar hi) { gpsimd_clamp(result.gpsimd_handle(), self.gpsimd_handle(), GPSIMD_S(lo), GPSIMD_S(hi)); return result; }
 #undef GPSIMD_S
 
+}  // namespace torch
+
+// Accessor elements take part in std::min, std::max and std::swap as PyTorch's T& does: std::max(acc[i], 0.0f) is a
+// float (the same results as std's: max is a < b ? b : a, min is b < a ? b : a), std::swap(o[i], o[j]) swaps the elements.
+namespace std {
+template <class T, bool R> inline T max(const torch::detail::ElementRef<T, R>& a, const T& b) { T x = a; return x < b ? b : x; }
+template <class T, bool R> inline T max(const T& a, const torch::detail::ElementRef<T, R>& b) { T y = b; return a < y ? y : a; }
+template <class T, bool R> inline T min(const torch::detail::ElementRef<T, R>& a, const T& b) { T x = a; return b < x ? b : x; }
+template <class T, bool R> inline T min(const T& a, const torch::detail::ElementRef<T, R>& b) { T y = b; return y < a ? y : a; }
+template <class T, bool R1, bool R2, class = typename std::enable_if<R1 != R2>::type>
+inline T max(const torch::detail::ElementRef<T, R1>& a, const torch::detail::ElementRef<T, R2>& b) { T x = a, y = b; return x < y ? y : x; }
+template <class T, bool R1, bool R2, class = typename std::enable_if<R1 != R2>::type>
+inline T min(const torch::detail::ElementRef<T, R1>& a, const torch::detail::ElementRef<T, R2>& b) { T x = a, y = b; return y < x ? y : x; }
+template <class T, bool R1, bool R2>
+inline void swap(torch::detail::ElementRef<T, R1>&& a, torch::detail::ElementRef<T, R2>&& b) { T x = a; a = T(b); b = x; }
+}  // namespace std
+
+namespace torch {
 namespace neuron {
 /** TCM from this core's 16 KB pool; nullptr when the pool cannot satisfy the request. */
 inline void* tcm_malloc(size_t nbytes) { return (void*)(uintptr_t)gpsimd_tcm_malloc((uint32_t)nbytes); }

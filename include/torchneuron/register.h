@@ -40,10 +40,39 @@ class Library {
 }  // namespace torch
 #define NEURON_LIBRARY(ns, m) static void gpsimd_neuron_library_##ns(torch::Library& m)
 #else
+#include <new>
+#include <__verbose_abort>
 
 namespace torch {
 namespace neuron {
 namespace shape_abi {
+
+// The shape module's heap, for what shape functions allocate (a std::vector of sizes, say): a bump allocator
+// above the module's data, emptied before each shape-function call (nothing a call allocates outlives it).
+extern "C" unsigned char __heap_base;
+inline uintptr_t& heap_top() { static uintptr_t top = 0; return top; }
+inline void heap_reset() { heap_top() = reinterpret_cast<uintptr_t>(&__heap_base); }
+[[noreturn]] inline void heap_fail(const char* what) {
+  int32_t n = 0;
+  while (what[n]) n++;
+  gpsimd_assert_fail(what, n, __FILE__, (int32_t)__builtin_strlen(__FILE__), __LINE__);
+  __builtin_trap();
+}
+/** n bytes, 16-aligned, after an 8-byte header holding n (for realloc). */
+inline void* heap_alloc(size_t n) {
+  uintptr_t& top = heap_top();
+  if (top == 0) heap_reset();
+  const uintptr_t p = (top + 8 + 15) & ~static_cast<uintptr_t>(15);
+  if (n > 0x40000000u) heap_fail("a C++ shape function asked for more than 1 GiB");
+  const uintptr_t end = p + n;
+  const uintptr_t have = __builtin_wasm_memory_size(0) * 65536u;
+  if (p < top || end < p || (end > have && __builtin_wasm_memory_grow(0, (end - have + 65535u) / 65536u) == static_cast<size_t>(-1))) {
+    heap_fail("the C++ shape module's memory (4 GiB) is full");
+  }
+  reinterpret_cast<size_t*>(p)[-1] = n;
+  top = end;
+  return reinterpret_cast<void*>(p);
+}
 
 extern "C" __attribute__((import_module("gpsimd-shape"), import_name("def")))
 void gpsimd_shape_def(const char* op, size_t op_len, const char* kernel, size_t kernel_len,
@@ -86,6 +115,7 @@ template <class R, class... A> struct Thunk {
   template <size_t... I>
   static int32_t invoke(R (*fn)(A...), const Slot* argv, Indexes<I...>) { return static_cast<int32_t>(fn(Param<A>::get(argv[I])...).gpsimd_handle()); }
   static int32_t call(uint32_t fn, const Slot* argv) {
+    heap_reset();
     return invoke(reinterpret_cast<R (*)(A...)>(static_cast<uintptr_t>(fn)), argv, typename MakeIndexes<sizeof...(A)>::type());
   }
 };
@@ -111,6 +141,59 @@ class Library {
 };
 
 }  // namespace torch
+
+// The C and C++ allocation functions of the shape module, on its heap, and the C library's memory functions
+// that the compiler calls (weak: every shape source includes this; no_builtin keeps the loops from becoming calls
+// to themselves).
+extern "C" {
+__attribute__((weak, no_builtin("memcpy"))) void* memcpy(void* d, const void* s, size_t n) {
+  for (size_t i = 0; i < n; i++) static_cast<unsigned char*>(d)[i] = static_cast<const unsigned char*>(s)[i];
+  return d;
+}
+__attribute__((weak, no_builtin("memmove"))) void* memmove(void* d, const void* s, size_t n) {
+  unsigned char* to = static_cast<unsigned char*>(d);
+  const unsigned char* from = static_cast<const unsigned char*>(s);
+  if (to < from) for (size_t i = 0; i < n; i++) to[i] = from[i];
+  else for (size_t i = n; i > 0; i--) to[i - 1] = from[i - 1];
+  return d;
+}
+__attribute__((weak, no_builtin("memset"))) void* memset(void* d, int c, size_t n) {
+  for (size_t i = 0; i < n; i++) static_cast<unsigned char*>(d)[i] = static_cast<unsigned char>(c);
+  return d;
+}
+__attribute__((weak, no_builtin("strlen"))) size_t strlen(const char* s) {
+  size_t n = 0;
+  while (s[n]) n++;
+  return n;
+}
+__attribute__((weak)) void* malloc(size_t n) { return torch::neuron::shape_abi::heap_alloc(n); }
+__attribute__((weak)) void free(void*) {}
+__attribute__((weak)) void* calloc(size_t count, size_t size) {
+  const size_t n = count * size;
+  if (size && n / size != count) torch::neuron::shape_abi::heap_fail("calloc: count * size overflows");
+  return memset(malloc(n), 0, n);
+}
+__attribute__((weak)) void* realloc(void* p, size_t n) {
+  void* q = malloc(n);
+  if (p) {
+    const size_t had = static_cast<size_t*>(p)[-1];
+    memcpy(q, p, had < n ? had : n);
+  }
+  return q;
+}
+}
+__attribute__((weak)) void* operator new(size_t n) { return malloc(n); }
+__attribute__((weak)) void* operator new[](size_t n) { return malloc(n); }
+__attribute__((weak)) void* operator new(size_t n, const std::nothrow_t&) noexcept { return malloc(n); }
+__attribute__((weak)) void* operator new[](size_t n, const std::nothrow_t&) noexcept { return malloc(n); }
+__attribute__((weak)) void operator delete(void*) noexcept {}
+__attribute__((weak)) void operator delete[](void*) noexcept {}
+__attribute__((weak)) void operator delete(void*, size_t) noexcept {}
+__attribute__((weak)) void operator delete[](void*, size_t) noexcept {}
+// libc++'s stop for what would throw (std::vector's length_error) and its assertions: the shape function fails.
+_LIBCPP_BEGIN_NAMESPACE_STD
+__attribute__((weak)) void __libcpp_verbose_abort(const char* format, ...) _NOEXCEPT { torch::neuron::shape_abi::heap_fail(format); }
+_LIBCPP_END_NAMESPACE_STD
 
 /** Declares library `name`; the block that follows registers its operators with m.def(...). */
 #define NEURON_LIBRARY(name, m) GPSIMD_NEURON_LIBRARY(name, m)
