@@ -97,6 +97,37 @@ struct Half {
   Half& operator*=(const Half& b) { return *this = Half((float)*this * (float)b); }
   Half& operator/=(const Half& b) { return *this = Half((float)*this / (float)b); }
 };
+
+// Arithmetic as c10's: between two 16-bit floats (or one and an integer) the result is rounded back to 16 bits, so
+// every step of `a * b + c` rounds as on the device; with a float or a double the result is a float or a double.
+// (c10 takes int and int64_t; any integer type here, so that size_t or long is not an ambiguous call.)
+#define GPSIMD_C10_ARITHMETIC(T, op)                                                          \
+  inline T operator op(const T& a, const T& b) { return T((float)a op (float)b); }            \
+  inline float operator op(T a, float b) { return (float)a op b; }                            \
+  inline float operator op(float a, T b) { return a op (float)b; }                            \
+  inline double operator op(T a, double b) { return (double)(float)a op b; }                  \
+  inline double operator op(double a, T b) { return a op (double)(float)b; }                  \
+  template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>     \
+  inline T operator op(T a, I b) { return a op T((float)b); }                                 \
+  template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>     \
+  inline T operator op(I a, T b) { return T((float)a) op b; }
+#define GPSIMD_C10_TYPE(T)                                                                    \
+  GPSIMD_C10_ARITHMETIC(T, +) GPSIMD_C10_ARITHMETIC(T, -)                                     \
+  GPSIMD_C10_ARITHMETIC(T, *) GPSIMD_C10_ARITHMETIC(T, /)                                     \
+  inline T operator-(const T& a) { return T(-(float)a); }                                     \
+  inline float& operator+=(float& a, const T& b) { return a += (float)b; }                    \
+  inline float& operator-=(float& a, const T& b) { return a -= (float)b; }                    \
+  inline float& operator*=(float& a, const T& b) { return a *= (float)b; }                    \
+  inline float& operator/=(float& a, const T& b) { return a /= (float)b; }
+GPSIMD_C10_TYPE(BFloat16)
+GPSIMD_C10_TYPE(Half)
+#undef GPSIMD_C10_TYPE
+#undef GPSIMD_C10_ARITHMETIC
+
+/** Whether T is one of the 16-bit floats, whose arithmetic is c10's (above). */
+template <class T> struct is_reduced_float : std::false_type {};
+template <> struct is_reduced_float<BFloat16> : std::true_type {};
+template <> struct is_reduced_float<Half> : std::true_type {};
 }  // namespace c10
 
 namespace at { using c10::BFloat16; using c10::Half; }
@@ -235,6 +266,35 @@ class ElementRef {
   uint32_t h_;
   int64_t i_;
 };
+
+/** A 16-bit float element as an operand: its value (an element of another type: its value too). */
+template <class X> struct is_reduced_element : std::false_type {};
+template <class T, bool R> struct is_reduced_element<ElementRef<T, R>> : c10::is_reduced_float<T> {};
+template <class T, bool R> T operand(const ElementRef<T, R>& e) { return e.value(); }
+template <class X> const X& operand(const X& x) { return x; }
+
+// A BFloat16 or Half element reads both as its type and as float, so with c10's operators it would be an ambiguous
+// operand: in arithmetic it is its value, and c10's operators decide the result (in[i] * 2.0f is a float,
+// a[i] * b[i] + c[i] rounds to 16 bits at each step).
+#define GPSIMD_ELEMENT_ARITHMETIC(op)                                                                              \
+  template <class A, class B, class = typename std::enable_if<is_reduced_element<A>::value || is_reduced_element<B>::value>::type> \
+  auto operator op(const A& a, const B& b) -> decltype(operand(a) op operand(b)) { return operand(a) op operand(b); }
+GPSIMD_ELEMENT_ARITHMETIC(+)
+GPSIMD_ELEMENT_ARITHMETIC(-)
+GPSIMD_ELEMENT_ARITHMETIC(*)
+GPSIMD_ELEMENT_ARITHMETIC(/)
+#undef GPSIMD_ELEMENT_ARITHMETIC
+template <class A, class = typename std::enable_if<is_reduced_element<A>::value>::type>
+auto operator-(const A& a) -> decltype(-operand(a)) { return -operand(a); }
+// And into a float or other number: sum += in[i] adds the element's value (c10's float += BFloat16 when it is one).
+#define GPSIMD_ELEMENT_COMPOUND(op)                                                                                \
+  template <class L, class A, class = typename std::enable_if<std::is_arithmetic<L>::value && is_reduced_element<A>::value>::type> \
+  L& operator op(L& a, const A& b) { return a op operand(b); }
+GPSIMD_ELEMENT_COMPOUND(+=)
+GPSIMD_ELEMENT_COMPOUND(-=)
+GPSIMD_ELEMENT_COMPOUND(*=)
+GPSIMD_ELEMENT_COMPOUND(/=)
+#undef GPSIMD_ELEMENT_COMPOUND
 
 /** A partial index of an N-d accessor with M indexes left (acc[i] of a 2-d accessor has M = 1). */
 template <class T, size_t M>

@@ -44,8 +44,12 @@ function halves(bits: Uint16Array, sizes: number[], dtype: typeof kBFloat16 | ty
 
 function bitsOf(t: Tensor): number[] { return Array.from(t.storageView() as Uint16Array); }
 
+/** The bfloat16/float16 library, built once for both describes below. */
+let halvesLib: Library | null = null;
+const halves16 = () => (halvesLib ??= load("cpp_api_halves", "halves.cpp"));
+
 describe("c10::BFloat16 and c10::Half elements", () => {
-  const lib = load("cpp_api_halves", "halves.cpp");
+  const lib = halves16();
   const x = float32Cases();
 
   it("float -> BFloat16 rounds as the host does, through a write stream", () => {
@@ -75,6 +79,43 @@ describe("c10::BFloat16 and c10::Half elements", () => {
     const expected = Array.from(bits, (b) => f32ToF16Bits(-f16BitsToF32(b)));
     expect(bitsOf(out)).toEqual(expected);
     expect(bitsOf(out).filter((b, i) => (bits[i] & 0x7c00) !== 0x7c00 && b !== (bits[i] ^ 0x8000))).toEqual([]);
+  });
+});
+
+describe("c10's arithmetic on 16-bit floats", () => {
+  const lib = halves16();
+  // A product whose bits below 16-bit precision are cancelled by the addend: 0 when the product is rounded first (as
+  // c10's operators do), 2^-14 (bfloat16) or 2^-20 (float16) when computed in float throughout. Then seeded values.
+  const cases = (toBits: (f: number) => number, fromBits: (b: number) => number, one: number, ulp: number) => {
+    const values = [one + ulp, one + ulp, -(one + 2 * ulp)];
+    const seeded = Array.from({ length: 3 * 600 }, (_, i) => fromBits(toBits(Math.fround(Math.sin(i * 12.9898) * 4))));
+    return [0, 1, 2].map((k) => Uint16Array.from([values[k], ...seeded.slice(k * 600, (k + 1) * 600)], toBits));
+  };
+  const fma = (a: number, b: number, c: number, toBits: (f: number) => number, fromBits: (b: number) => number) =>
+    toBits(Math.fround(fromBits(toBits(Math.fround(a * b))) + c));
+
+  it.each([
+    ["bf16_fma", kBFloat16, f32ToBf16Bits, bf16BitsToF32, 2 ** -7],
+    ["half_fma", kHalf, f32ToF16Bits, f16BitsToF32, 2 ** -10],
+  ] as const)("%s: a * b + c rounds the product to 16 bits first, as c10 does (bit for bit)", (op, dtype, toBits, fromBits, ulp) => {
+    const [a, b, c] = cases(toBits, fromBits, 1, ulp);
+    const out = lib.call(op, [a, b, c].map((bits) => halves(bits, [bits.length], dtype))) as Tensor;
+    const want = Array.from(a, (_, i) => fma(fromBits(a[i]), fromBits(b[i]), fromBits(c[i]), toBits, fromBits));
+    expect(bitsOf(out)[0], "the cancelling case is exactly 0").toBe(0);
+    expect(bitsOf(out)).toEqual(want);
+  });
+
+  it("a BFloat16 element with a float is a float; with an integer (size_t too), a BFloat16; negation and / 3 as c10", () => {
+    const [a] = cases(f32ToBf16Bits, bf16BitsToF32, 1, 2 ** -7);
+    const out = Array.from(lib.call("bf16_mixed", [halves(a, [a.length], kBFloat16)]).data() as Float32Array);
+    const n = a.length;
+    const bf = (f: number) => bf16BitsToF32(f32ToBf16Bits(Math.fround(f)));
+    a.forEach((bits, i) => {
+      const x = bf16BitsToF32(bits);
+      expect(out[i], `float ${i}`).toBe(Math.fround(Math.fround(x * Math.fround(0.3)) + 1));
+      expect(out[n + i], `size_t ${i}`).toBe(bf(bf(x * 3) + 1));
+      expect(out[2 * n + i], `negated ${i}`).toBe(bf(-x / 3));
+    });
   });
 });
 
