@@ -6,7 +6,8 @@
 // built module `i32.const site` comes right before the `call`, whose own source place (the kernel statement, as for
 // any kernel-library call: build/call-sites.ts) the source locator reads when a leak is reported
 // (host/checks/source-locator.ts, locateAllocation). The allocator keeps its parameter through the optimiser because
-// it is never inlined (call-sites.ts, post-link.ts) and so is its own function with its own signature.
+// it is never inlined (call-sites.ts, post-link.ts) and is exported (below), so it is its own function with its own
+// signature.
 //
 // One pass for both kernel languages: AssemblyScript kernels call the kernel library's tcm_malloc directly (before
 // asc optimises, build/asc.ts); C++ kernels call the runtime's C ABI import gpsimd_tcm_malloc (before the kernel is
