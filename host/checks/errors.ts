@@ -98,6 +98,20 @@ export class UnwrittenOutputError extends GpsimdError {}
 /** A kernel changed a tensor descriptor of its launch, or returned a tensor its launch did not create. */
 export class KernelTamperError extends GpsimdError {}
 
+// ---- what NKI kernels do wrong (the NKI front end, nki/) ----
+/** An uncaught Python exception in an NKI kernel file (code E_PY_<ExceptionType>; details.pyType). */
+export class PythonError extends GpsimdError {}
+/** Python gpsimd cannot parse (E_NKI_SYNTAX) or a construct it does not execute (E_NKI_UNSUPPORTED). */
+export class NkiSyntaxError extends GpsimdError {}
+/** A tile shape the engines refuse: partition dimension over 128 (E_NKI_PARTITION), operand shapes (E_NKI_SHAPE), a PSUM tile over a bank (E_NKI_PSUM_BANK), matmul rules (E_NKI_MATMUL). */
+export class TileShapeError extends GpsimdError {}
+/** SBUF or PSUM elements read before any instruction wrote them (E_NKI_UNINIT). */
+export class UninitializedTileError extends GpsimdError {}
+/** An access to an HBM tensor outside its bounds, including a slice numpy would shorten (E_NKI_HBM_RANGE). */
+export class HbmAccessError extends GpsimdError {}
+/** A dtype an NKI instruction does not take (E_NKI_DTYPE). */
+export class NkiDTypeError extends GpsimdError {}
+
 // ---- what callers do wrong ----
 /** Wrong number, kind or dtype of operator arguments. */
 export class ArgumentError extends GpsimdError {}
@@ -130,7 +144,7 @@ const classes: Record<string, new (code: string, message: string, context?: Erro
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError, SanitizerError, KernelAbortError, KernelTrapError,
   KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError, KernelTamperError, ArgumentError, ShapeFunctionError,
   TensorShapeError, TensorValueError, DisposedTensorError, RegistryError, BuildError, LibraryFormatError, DeviceMemoryError, OptionError,
-  DTypeNameError, NpyFormatError,
+  DTypeNameError, NpyFormatError, PythonError, NkiSyntaxError, TileShapeError, UninitializedTileError, HbmAccessError, NkiDTypeError,
 };
 
 /** Rebuilds a typed error from plain data (from another thread). */
