@@ -31,12 +31,17 @@ export class DeviceMemory {
   private readonly live = new Map<number, number>(); // address -> size
   private used = 0;
 
-  constructor() {
-    this.memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: MAX_PAGES, shared: true });
+  /** False on a worker thread that adopted the main thread's memory (adoptDeviceMemory): only the main thread allocates. */
+  private readonly owner: boolean;
+
+  constructor(adopted?: WebAssembly.Memory) {
+    this.memory = adopted ?? new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: MAX_PAGES, shared: true });
+    this.owner = adopted === undefined;
   }
 
   /** Allocates size bytes (rounded up to 64) and returns the address. */
   alloc(size: number, what = "tensor"): number {
+    if (!this.owner) throw new DeviceMemoryError("E_HBM_WORKER", `a worker thread cannot allocate device memory (a ${what} of ${size} bytes): only the main thread allocates`);
     if (!Number.isInteger(size) || size < 0) throw new DeviceMemoryError("E_HBM_SIZE", `cannot allocate ${size} bytes for a ${what}`);
     const bytes = Math.max(HBM_ALIGN, Math.ceil(size / HBM_ALIGN) * HBM_ALIGN);
     const align = bytes >= PAGE_ALIGNED_FROM ? PAGE_BYTES : HBM_ALIGN;
@@ -151,6 +156,15 @@ function alignUp(n: number, align: number): number {
 }
 
 let device: DeviceMemory | null = null;
+
+/**
+ * On a worker thread: makes hbm() the main thread's device memory (posted to the worker), so tensors
+ * the main thread placed can be read and written here. Such a thread never allocates or frees.
+ */
+export function adoptDeviceMemory(memory: WebAssembly.Memory): void {
+  if (device && device.memory !== memory) throw new DeviceMemoryError("E_HBM_ADOPT", "this thread already has its own device memory; adopt the main thread's before anything uses hbm()");
+  device ??= new DeviceMemory(memory);
+}
 
 /** The process's device memory, created on first use. */
 export function hbm(): DeviceMemory {

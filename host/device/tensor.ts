@@ -221,3 +221,14 @@ export class Tensor {
   /** console.log and util.inspect show toString(), not the fields (storage addresses). */
   [inspect.custom](): string { return this.toString(); }
 }
+
+/**
+ * A tensor over device memory another thread owns (a worker thread's view of a main-thread tensor, whose
+ * address and shape it was given): never freed here, and dispose() only marks it disposed.
+ */
+export function borrowedTensor(addr: number, sizes: readonly number[], dtype: DType): Tensor {
+  const t = new Tensor(sizes, dtype, true);
+  // A meta tensor has no storage; give it the owner's address, marked released so this thread never frees it.
+  (t as unknown as { storage: Storage }).storage = { addr, disposed: false, pins: 0, released: true };
+  return t;
+}

@@ -23,6 +23,36 @@ function operator(lib: string, op: string): OpFunction {
   return Object.assign(call, { async: (...args: unknown[]) => library(lib).callAsync(op, args) });
 }
 
+/** Operators other front ends register (nki.register), by library then operator: ops.<lib>.<op> finds them too. */
+const foreign = new Map<string, Map<string, OpFunction>>();
+
+/** Makes fn ops.<lib>.<op>; a library loaded by custom_op.load under the same name, or the same operator twice, is a RegistryError. */
+export function registerForeignOp(lib: string, op: string, fn: OpFunction): void {
+  if (loadedLibrary(lib)) throw new RegistryError("E_DUPLICATE_LIBRARY", `ops.${lib}: a library ${lib} is already loaded by custom_op.load; register ${op} under another library name`);
+  const namespace = foreign.get(lib) ?? new Map<string, OpFunction>();
+  if (namespace.has(op)) throw new RegistryError("E_DUPLICATE_OP", `ops.${lib}.${op} is already registered; unregister() it first`);
+  namespace.set(op, fn);
+  foreign.set(lib, namespace);
+}
+
+/** Removes ops.<lib>.<op> registered by registerForeignOp. */
+export function unregisterForeignOp(lib: string, op: string): void {
+  const namespace = foreign.get(lib);
+  namespace?.delete(op);
+  if (namespace?.size === 0) foreign.delete(lib);
+}
+
+/** ops.<lib> for operators registered by registerForeignOp. */
+function foreignNamespace(lib: string, namespace: Map<string, OpFunction>): OpNamespace {
+  const find = (op: string) => namespace.get(op) ?? (() => { throw new RegistryError("E_UNKNOWN_OP", `ops.${lib}.${op}: library ${lib} has no operator ${op}; it has ${[...namespace.keys()].join(", ")}`); })();
+  return new Proxy({} as OpNamespace, {
+    get: (_t, op) => (typeof op === "string" ? find(op) : undefined),
+    has: (_t, op) => typeof op === "string" && namespace.has(op),
+    ownKeys: () => [...namespace.keys()],
+    getOwnPropertyDescriptor: (_t, op) => (typeof op === "string" && namespace.has(op) ? { enumerable: true, configurable: true, value: namespace.get(op) } : undefined),
+  });
+}
+
 function library(lib: string) {
   const found = loadedLibrary(lib);
   if (!found) throw new RegistryError("E_UNKNOWN_LIBRARY", `ops.${lib}: no library ${lib} is loaded; loaded: ${loadedNamespaces().join(", ") || "(none)"}. Load it with custom_op.load(...) or custom_op.load_library(path)`);
@@ -33,6 +63,8 @@ function library(lib: string) {
 export const ops: Ops = new Proxy({} as Ops, {
   get(_target, lib) {
     if (typeof lib !== "string") return undefined;
+    const registered = foreign.get(lib);
+    if (registered) return foreignNamespace(lib, registered);
     const namespace = library(lib);
     return new Proxy({} as OpNamespace, {
       get(_t, op) {
@@ -45,7 +77,7 @@ export const ops: Ops = new Proxy({} as Ops, {
       getOwnPropertyDescriptor: (_t, op) => (typeof op === "string" && namespace.ops.has(op) ? { enumerable: true, configurable: true, value: operator(lib, op) } : undefined),
     });
   },
-  has: (_t, lib) => typeof lib === "string" && loadedLibrary(lib) !== undefined,
-  ownKeys: () => loadedNamespaces(),
-  getOwnPropertyDescriptor: (_t, lib) => (typeof lib === "string" && loadedLibrary(lib) ? { enumerable: true, configurable: true, value: undefined } : undefined),
+  has: (_t, lib) => typeof lib === "string" && (loadedLibrary(lib) !== undefined || foreign.has(lib)),
+  ownKeys: () => [...loadedNamespaces(), ...foreign.keys()],
+  getOwnPropertyDescriptor: (_t, lib) => (typeof lib === "string" && (loadedLibrary(lib) || foreign.has(lib)) ? { enumerable: true, configurable: true, value: undefined } : undefined),
 });
