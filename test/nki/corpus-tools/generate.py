@@ -11,7 +11,7 @@ import gen_sdk_tests
 
 GENERATORS = [gen_sdk_tests]
 
-for name in ("gen_sdk_examples", "gen_samples", "gen_seeds"):
+for name in ("gen_sdk_tests_more", "gen_sdk_examples", "gen_samples", "gen_seeds"):
   try:
     GENERATORS.append(__import__(name))
   except ModuleNotFoundError:

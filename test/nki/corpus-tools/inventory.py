@@ -66,7 +66,7 @@ class KernelScan(ast.NodeVisitor):
     elif name in BUILTINS:
       self.builtins.add(name)
     elif isinstance(node.func, ast.Attribute):
-      self.methods["." + node.func.attr] |= kws
+      self.methods["." + node.func.attr] |= kws  # tile/list/tensor methods: .ap, .reshape, .append
     if any(isinstance(a, ast.Starred) for a in node.args):
       self.constructs.add("call with *args")
     self.generic_visit(node)
@@ -146,6 +146,21 @@ def scan_function(fn, aliases):
   return scan
 
 
+def api_generation(tree):
+  """'neuronxcc' when the module imports neuronxcc.nki (the seeds' API), 'nki' when it imports the
+  current top-level nki package."""
+  gens = set()
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Import):
+      for a in node.names:
+        if a.name.split(".")[0] in ("neuronxcc", "nki"):
+          gens.add(a.name.split(".")[0])
+    elif isinstance(node, ast.ImportFrom) and node.module:
+      if node.module.split(".")[0] in ("neuronxcc", "nki"):
+        gens.add(node.module.split(".")[0])
+  return "+".join(sorted(gens))
+
+
 def module_facts(tree):
   """What the module does at top level besides defining kernels."""
   facts = set()
@@ -186,6 +201,7 @@ def main():
     sys.exit(1)
   seen = set()
   totals = collections.Counter()
+  by_gen = collections.defaultdict(collections.Counter)
   kw_totals = collections.defaultdict(collections.Counter)
   rows = []
   module_rows = {}
@@ -194,6 +210,7 @@ def main():
     src_path = os.path.join(CORPUS, e["file"])
     tree = ast.parse(open(src_path).read())
     facts, aliases = module_facts(tree)
+    gen = api_generation(tree)
     module_rows[e["file"]] = facts
     fns = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     fn = fns[e["kernel"]]
@@ -211,7 +228,7 @@ def main():
     if e.get("grid"):
       scan.unusual.add("grid kernel%s(...)" % e["grid"])
     if key in seen:
-      rows.append((e, None))
+      rows.append((e, None, gen))
       continue
     seen.add(key)
     for name, kws in scan.calls.items():
@@ -219,20 +236,22 @@ def main():
       for k in kws:
         kw_totals[name][k] += 1
     for name, kws in scan.methods.items():
-      totals["<tile>" + name] += 1
+      totals["<value>" + name] += 1
       for k in kws:
-        kw_totals["<tile>" + name][k] += 1
+        kw_totals["<value>" + name][k] += 1
     for a in scan.attrs:
       if a not in scan.calls:
         totals[a] += 1
-    rows.append((e, scan))
+    for name in set(scan.calls) | {a for a in scan.attrs if a not in scan.calls}:
+      by_gen[name][gen] += 1
+    rows.append((e, scan, gen))
 
-  print("| id | file | kernel | NKI calls (keyword arguments) | attributes / constants | tile methods | Python constructs | unusual |")
-  print("|---|---|---|---|---|---|---|---|")
-  for e, scan in rows:
+  print("| id | API | file | kernel | NKI calls (keyword arguments) | attributes / constants | methods | Python constructs | unusual |")
+  print("|---|---|---|---|---|---|---|---|---|")
+  for e, scan, gen in rows:
     if scan is None:
-      print("| %s | `%s` | `%s` | (same kernel as above, other arguments) | | | | %s |" % (
-        e["id"], e["file"], e["kernel"], e.get("notes", "")[:60].replace("|", "/")))
+      print("| %s | %s | `%s` | `%s` | (same kernel as an earlier row, other arguments) | | | | |" % (
+        e["id"], gen, e["file"], e["kernel"]))
       continue
     calls = "<br>".join("`%s`%s" % (n, "(" + ", ".join(sorted(k if " " in k else k + "=" for k in kws)) + ")" if kws else "")
                         for n, kws in sorted(scan.calls.items()))
@@ -240,8 +259,8 @@ def main():
     methods = ", ".join("`%s`%s" % (m, "(" + ", ".join(sorted(k if " " in k else k + "=" for k in kws)) + ")" if kws else "")
                         for m, kws in sorted(scan.methods.items()))
     cons = ", ".join(sorted(scan.constructs | {"builtin " + b + "()" for b in scan.builtins}))
-    print("| %s | `%s` | `%s` | %s | %s | %s | %s | %s |" % (
-      e["id"], e["file"], e["kernel"], calls, attrs, methods, cons,
+    print("| %s | %s | `%s` | `%s` | %s | %s | %s | %s | %s |" % (
+      e["id"], gen, e["file"], e["kernel"], calls, attrs, methods, cons,
       ", ".join(sorted(scan.unusual))))
 
   print()
@@ -253,11 +272,16 @@ def main():
   print()
   print("## NKI functions and attributes the corpus needs, by number of kernels")
   print()
-  print("| name | kernels | keyword arguments passed (kernels) |")
-  print("|---|---|---|")
-  for name, n in totals.most_common():
+  print("A name counts once per kernel, whether called or passed as a value (`op=nl.add`); the "
+        "keyword column counts the kernels that pass each keyword (`n positional`: called with n "
+        "positional arguments). `neuronxcc` / `nki`: kernels of each API generation using it.")
+  print()
+  print("| name | kernels | neuronxcc | nki | keyword arguments passed (kernels) |")
+  print("|---|---|---|---|---|")
+  for name, n in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])):
     kws = ", ".join("%s (%d)" % (k if " " in k else k + "=", c) for k, c in kw_totals[name].most_common())
-    print("| `%s` | %d | %s |" % (name, n, kws))
+    g = by_gen.get(name, {})
+    print("| `%s` | %d | %s | %s | %s |" % (name, n, g.get("neuronxcc", "") or "", g.get("nki", "") or "", kws))
 
 
 if __name__ == "__main__":
