@@ -49,9 +49,12 @@ def main():
       problems.append("%s: no expected output" % where)
     elif n_out is not None and n_out != len(e["expected"]):
       problems.append("%s: %d output arguments, %d expected" % (where, n_out, len(e["expected"])))
-    tol = e["tolerance"]
-    if set(tol) != {"rtol", "atol"}:
-      problems.append("%s: tolerance %r" % (where, tol))
+    tols = e["tolerance"] if isinstance(e["tolerance"], list) else [e["tolerance"]]
+    if isinstance(e["tolerance"], list) and len(tols) != len(e["expected"]):
+      problems.append("%s: %d tolerances for %d outputs" % (where, len(tols), len(e["expected"])))
+    for tol in tols:
+      if set(tol) != {"rtol", "atol"}:
+        problems.append("%s: tolerance %r" % (where, tol))
   for p in problems:
     print(p)
   kernels = {(e["file"], e["kernel"]) for e in entries}
