@@ -138,6 +138,8 @@ def scan_function(fn, aliases):
     scan.visit(stmt)
   if fn.args.defaults or fn.args.kw_defaults:
     scan.constructs.add("default parameter values")
+  if fn.returns is not None or any(a.annotation is not None for a in fn.args.args + fn.args.kwonlyargs):
+    scan.constructs.add("parameter/return annotations (evaluated when the def runs)")
   if ast.get_docstring(fn):
     scan.constructs.add("docstring")
   for d in fn.decorator_list:
