@@ -15,6 +15,30 @@ from corpus_common import CORPUS
 CALLS = {"jit", "simulate_kernel", "simulate", "caller"}
 
 
+def check_call(where, fn, args):
+  """The manifest's arguments bind to the kernel's parameters as Python would bind them."""
+  params = [a.arg for a in fn.args.args]
+  n_required = len(params) - len(fn.args.defaults)
+  positional = [a for a in args if "kw" not in a]
+  keywords = [a["kw"] for a in args if "kw" in a]
+  out = []
+  if any("kw" in a for a in args[:len(positional)]) and positional:
+    out.append("%s: a positional argument after a keyword one" % where)
+  if len(positional) > len(params):
+    out.append("%s: %d positional arguments for %d parameters" % (where, len(positional), len(params)))
+  bound = set(params[:len(positional)])
+  for k in keywords:
+    if k not in params:
+      out.append("%s: no parameter %s" % (where, k))
+    elif k in bound:
+      out.append("%s: %s given twice" % (where, k))
+    bound.add(k)
+  missing = [p for p in params[:n_required] if p not in bound]
+  if missing:
+    out.append("%s: missing %s" % (where, ", ".join(missing)))
+  return out
+
+
 def main():
   entries = json.load(open(os.path.join(CORPUS, "manifest.json")))
   problems = []
@@ -25,9 +49,11 @@ def main():
     if not os.path.isfile(path):
       problems.append("%s: file %s missing" % (where, e["file"]))
       continue
-    names = {n.name for n in ast.parse(open(path).read()).body if isinstance(n, ast.FunctionDef)}
-    if e["kernel"] not in names:
+    fns = {n.name: n for n in ast.parse(open(path).read()).body if isinstance(n, ast.FunctionDef)}
+    if e["kernel"] not in fns:
       problems.append("%s: no function %s in %s" % (where, e["kernel"], e["file"]))
+    else:
+      problems += check_call(where, fns[e["kernel"]], e["args"])
     if e["call"] not in CALLS:
       problems.append("%s: call %r" % (where, e["call"]))
     for k in ("repo", "path", "commit", "licence"):
