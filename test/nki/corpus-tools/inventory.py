@@ -281,7 +281,8 @@ def main():
   print("| name | kernels | neuronxcc | nki | keyword arguments passed (kernels) |")
   print("|---|---|---|---|---|")
   for name, n in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])):
-    kws = ", ".join("%s (%d)" % (k if " " in k else k + "=", c) for k, c in kw_totals[name].most_common())
+    kws = ", ".join("%s (%d)" % (k if " " in k else k + "=", c)
+                    for k, c in sorted(kw_totals[name].items(), key=lambda kc: (-kc[1], kc[0])))
     g = by_gen.get(name, {})
     print("| `%s` | %d | %s | %s | %s |" % (name, n, g.get("neuronxcc", "") or "", g.get("nki", "") or "", kws))
 
