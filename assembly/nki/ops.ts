@@ -1,0 +1,76 @@
+// Operation codes, shared with the host (nki/machine/engine-ops.ts lists the names in this order).
+
+// Unary (nl.* activations and math).
+export const U_COPY: i32 = 0;
+export const U_NEG: i32 = 1;
+export const U_ABS: i32 = 2;
+export const U_EXP: i32 = 3;
+export const U_LOG: i32 = 4;
+export const U_SQRT: i32 = 5;
+export const U_RSQRT: i32 = 6;
+export const U_RECIPROCAL: i32 = 7;
+export const U_SIN: i32 = 8;
+export const U_COS: i32 = 9;
+export const U_TAN: i32 = 10;
+export const U_TANH: i32 = 11;
+export const U_ARCTAN: i32 = 12;
+export const U_SIGMOID: i32 = 13;
+export const U_RELU: i32 = 14;
+export const U_GELU: i32 = 15;
+export const U_GELU_TANH: i32 = 16;
+export const U_GELU_DX: i32 = 17;
+export const U_SILU: i32 = 18;
+export const U_SILU_DX: i32 = 19;
+export const U_SOFTPLUS: i32 = 20;
+export const U_MISH: i32 = 21;
+export const U_ERF: i32 = 22;
+export const U_ERF_DX: i32 = 23;
+export const U_SIGN: i32 = 24;
+export const U_SQUARE: i32 = 25;
+export const U_FLOOR: i32 = 26;
+export const U_CEIL: i32 = 27;
+export const U_TRUNC: i32 = 28;
+export const U_LOGICAL_NOT: i32 = 29;
+export const U_BITWISE_NOT: i32 = 30;
+export const U_SOFTSIGN: i32 = 31;
+
+// Binary.
+export const B_ADD: i32 = 0;
+export const B_SUBTRACT: i32 = 1;
+export const B_MULTIPLY: i32 = 2;
+export const B_DIVIDE: i32 = 3;
+export const B_MAXIMUM: i32 = 4;
+export const B_MINIMUM: i32 = 5;
+export const B_POWER: i32 = 6;
+export const B_MOD: i32 = 7;
+export const B_FMOD: i32 = 8;
+export const B_FLOOR_DIVIDE: i32 = 9;
+export const B_EQUAL: i32 = 10;
+export const B_NOT_EQUAL: i32 = 11;
+export const B_GREATER: i32 = 12;
+export const B_GREATER_EQUAL: i32 = 13;
+export const B_LESS: i32 = 14;
+export const B_LESS_EQUAL: i32 = 15;
+export const B_LOGICAL_AND: i32 = 16;
+export const B_LOGICAL_OR: i32 = 17;
+export const B_LOGICAL_XOR: i32 = 18;
+export const B_BITWISE_AND: i32 = 19;
+export const B_BITWISE_OR: i32 = 20;
+export const B_BITWISE_XOR: i32 = 21;
+export const B_LEFT_SHIFT: i32 = 22;
+export const B_RIGHT_SHIFT: i32 = 23;
+export const B_ABS_MAX: i32 = 24;
+export const B_RSUB: i32 = 25;
+export const B_RDIVIDE: i32 = 26;
+
+// Reductions.
+export const R_ADD: i32 = 0;
+export const R_MAX: i32 = 1;
+export const R_MIN: i32 = 2;
+export const R_MULTIPLY: i32 = 3;
+export const R_MEAN: i32 = 4;
+export const R_ABS_MAX: i32 = 5;
+export const R_LOGICAL_AND: i32 = 6;
+export const R_LOGICAL_OR: i32 = 7;
+export const R_BITWISE_AND: i32 = 8;
+export const R_BITWISE_OR: i32 = 9;

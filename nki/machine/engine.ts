@@ -1,0 +1,328 @@
+// The tile engine: every NKI instruction on tiles (element-wise arithmetic, activations, tensor_scalar,
+// select, reductions, nc_matmul, transpose, iota, memset, copies) is one call into a WebAssembly module
+// (assembly/nki/) that reads and writes the operands where they lie in device memory. Only numbers cross
+// into WebAssembly: this file validates the operands, collapses their dimensions and writes their
+// descriptors into the engine's scratch region.
+//
+// Threads: the module (engineModule()) is compiled once per process from bytes cached per user
+// (engine-build.ts); each thread instantiates it over the shared memory with a scratch region of its own
+// (ENGINE_SCRATCH_BYTES, allocated on the main thread and handed over with the module).
+//
+// Refinements of the API as first specified:
+// - tileEngineFromModule(mod, scratchAddr, memory?) takes the worker's WebAssembly.Memory (default: this
+//   thread's hbm().memory); it also becomes what tileEngine() returns on that thread.
+// - Input operands may have size-1 dimensions where the output has more (broadcast, as stride 0).
+// - reduce() accepts an output of a's shape with the reduced axes of size 1, or with them removed.
+// - matmul(accumulate=true) with a tracked output counts the output as input 2 for UninitRead.
+// - transpose() reports an uninitialised read by its index in a's shape; the order of the check is the output's.
+// - params.alpha of unary() is reserved (no operation uses it yet).
+// - EngineDType is a plain enum (not const), so code that esbuild or vitest compiles file by file sees its values.
+// - copy(out, a) is unary("copy", out, a), the DMA and cast every copy instruction needs.
+//
+// Semantics (see assembly/nki/*.ts for the formulas): inputs are read exactly, computed in f64 (or in
+// i64 when every input is an integer and the operation has an integer form, wrapping to the output's
+// width), and rounded once to float32 (then to 16 bits for bf16/f16) when stored. Floats stored into
+// integer outputs are truncated toward zero (NaN gives 0) and wrapped.
+import { isMainThread } from "node:worker_threads";
+import { hbm } from "../../host/device/hbm.js";
+import { engineBytes } from "./engine-build.js";
+import {
+  ENGINE_SCRATCH_BYTES, ENGINE_RANK, FLAG_BIAS, FLAG_INT, FLAG_SCALE, K_BINARY, K_SELECT, K_TENSOR_SCALAR, K_UNARY,
+  PARAMS, P_BASE, P_COEF, P_SCALE, SLOT_ADDR, SLOT_DTYPE, SLOT_INIT, SLOT_SCALAR, SLOT_SHAPE, SLOT_STRIDES, slotOffset,
+} from "./engine-layout.js";
+import {
+  BINARY_CODES, FLOAT_ONLY_BINARY, INTEGER_UNARY, REDUCE_CODES, UNARY_CODES, type BinaryOp, type ReduceOp, type UnaryOp,
+} from "./engine-ops.js";
+import {
+  EngineDType, broadcastStrides, checkOperand, collapse, isIntegerDType, normaliseAxes, operandError, unravel,
+  type Operand, type UninitRead,
+} from "./engine-operands.js";
+
+export { EngineDType, ENGINE_SCRATCH_BYTES, type Operand, type UninitRead, type UnaryOp, type BinaryOp, type ReduceOp };
+
+/** The parameters of an activation: out = f(a * scale + bias), each step rounded to float32. */
+export interface UnaryParams { scale?: number; bias?: Operand | number; alpha?: number }
+
+interface EngineExports {
+  elementwise(s: number, kind: number, code0: number, code1: number, flags: number): void;
+  reduce(s: number, code: number, flags: number): void;
+  matmul(s: number, accumulate: number): void;
+  affine(s: number): void;
+  firstUninit(s: number, k: number): number;
+  markInit(s: number, k: number, value: number): void;
+}
+
+/** An input as the engine takes it: an operand over the instruction's walk, or a scalar immediate. */
+type Input = { operand: Operand; strides: readonly number[] } | { scalar: number };
+
+function code(table: ReadonlyMap<string, number>, name: string, what: string): number {
+  const c = table.get(name);
+  if (c === undefined) return operandError(`${what} ${JSON.stringify(name)} is not an engine operation`, { op: name });
+  return c;
+}
+
+function checkScalar(v: number, what: string): number {
+  if (typeof v !== "number") operandError(`${what} must be a number or an operand`);
+  return v;
+}
+
+/** Whether an input holds integers (an operand of an integer dtype, or an integral number). */
+function integral(x: Operand | number): boolean {
+  return typeof x === "number" ? Number.isInteger(x) : isIntegerDType(x.dtype);
+}
+
+export class TileEngine {
+  private readonly exports: EngineExports;
+  private i32: Int32Array = new Int32Array(0);
+  private f64: Float64Array = new Float64Array(0);
+
+  constructor(module: WebAssembly.Module, private readonly scratch: number, private readonly memory: WebAssembly.Memory) {
+    if (!Number.isInteger(scratch) || scratch <= 0 || scratch % 64 !== 0) operandError(`the engine's scratch region must be a 64-byte aligned device address (got ${scratch})`);
+    const imports = { env: { memory, sin: Math.sin, cos: Math.cos, tan: Math.tan } };
+    this.exports = new WebAssembly.Instance(module, imports).exports as unknown as EngineExports;
+  }
+
+  /** out = f(a), or f(a * scale + bias) (activation) when params are given. */
+  unary(op: UnaryOp, out: Operand, a: Operand, params?: UnaryParams): UninitRead | null {
+    const c = code(UNARY_CODES, op, "unary operation");
+    const inputs: (Operand | number)[] = [a];
+    let flags = 0;
+    if (params?.scale !== undefined) { flags |= FLAG_SCALE; checkScalar(params.scale, "scale"); }
+    if (params?.bias !== undefined) { flags |= FLAG_BIAS; inputs.push(params.bias); }
+    if (flags === 0 && INTEGER_UNARY.has(op) && integral(a)) flags |= FLAG_INT;
+    return this.elementwise(K_UNARY, c, -1, flags, out, inputs, params?.scale);
+  }
+
+  /** out = a op b; a number is a scalar immediate. */
+  binary(op: BinaryOp, out: Operand, a: Operand | number, b: Operand | number): UninitRead | null {
+    const c = code(BINARY_CODES, op, "binary operation");
+    const int = !FLOAT_ONLY_BINARY.has(op) && integral(a) && integral(b);
+    return this.elementwise(K_BINARY, c, -1, int ? FLAG_INT : 0, out, [a, b]);
+  }
+
+  /** out = (a op0 s0) op1 s1 (the intermediate rounded to float32); s0/s1 are numbers or per-partition [P, 1] operands. */
+  tensorScalar(out: Operand, a: Operand, op0: BinaryOp, s0: number | Operand, op1?: BinaryOp, s1?: number | Operand): UninitRead | null {
+    const c0 = code(BINARY_CODES, op0, "tensor_scalar operation");
+    const c1 = op1 === undefined ? -1 : code(BINARY_CODES, op1, "tensor_scalar operation");
+    if (op1 !== undefined && s1 === undefined) operandError("tensor_scalar: op1 is given without its operand");
+    const inputs: (Operand | number)[] = op1 === undefined ? [a, s0] : [a, s0, s1!];
+    const int = inputs.every(integral) && !FLOAT_ONLY_BINARY.has(op0) && (op1 === undefined || !FLOAT_ONLY_BINARY.has(op1));
+    return this.elementwise(K_TENSOR_SCALAR, c0, c1, int ? FLAG_INT : 0, out, inputs);
+  }
+
+  /** out = cond != 0 ? a : b. */
+  select(out: Operand, cond: Operand, a: Operand | number, b: Operand | number): UninitRead | null {
+    return this.elementwise(K_SELECT, 0, -1, integral(a) && integral(b) ? FLAG_INT : 0, out, [cond, a, b]);
+  }
+
+  /** memset: every element of out becomes value (converted to out's dtype). */
+  fill(out: Operand, value: number): void {
+    this.elementwise(K_UNARY, 0, -1, integral(value) ? FLAG_INT : 0, out, [checkScalar(value, "fill value")]);
+  }
+
+  /** out = a (converted to out's dtype): copies, casts, DMA between tiles and tensors. */
+  copy(out: Operand, a: Operand): UninitRead | null {
+    return this.unary("copy", out, a);
+  }
+
+  /** 2-D transpose: out[j, i] = a[i, j]. */
+  transpose(out: Operand, a: Operand): UninitRead | null {
+    checkOperand(a, "transpose input");
+    if (a.shape.length !== 2 || out.shape.length !== 2) operandError(`transpose takes 2-D operands (got [${a.shape.join(", ")}] -> [${out.shape.join(", ")}])`);
+    if (out.shape[0] !== a.shape[1] || out.shape[1] !== a.shape[0]) operandError(`transpose of [${a.shape.join(", ")}] needs an output of [${a.shape[1]}, ${a.shape[0]}], not [${out.shape.join(", ")}]`);
+    const view: Operand = { ...a, shape: [a.shape[1]!, a.shape[0]!], strides: [a.strides[1]!, a.strides[0]!] };
+    const bad = this.unary("copy", out, view);
+    return bad && { operand: 0, index: [bad.index[1]!, bad.index[0]!] };
+  }
+
+  /** Reduces a over axes into out (a's shape with those axes of size 1, or without them). */
+  reduce(op: ReduceOp, out: Operand, a: Operand, axes: readonly number[]): UninitRead | null {
+    const c = code(REDUCE_CODES, op, "reduction");
+    checkOperand(out, "reduce output");
+    if (checkOperand(a, "reduce input") === 0) return null;
+    const rank = a.shape.length;
+    const reduced = normaliseAxes(axes, rank);
+    const kept = a.shape.map((_, d) => d).filter((d) => !reduced.includes(d));
+    const keptSizes = kept.map((d) => a.shape[d]!);
+    let outStrides: number[];
+    if (out.shape.length === rank) {
+      const expected = a.shape.map((n, d) => (reduced.includes(d) ? 1 : n));
+      if (expected.some((n, d) => out.shape[d] !== n)) operandError(`reduce output has shape [${out.shape.join(", ")}]; reducing [${a.shape.join(", ")}] over axes [${reduced.join(", ")}] gives [${expected.join(", ")}]`);
+      outStrides = kept.map((d) => out.strides[d]!);
+    } else if (out.shape.length === kept.length && keptSizes.every((n, i) => out.shape[i] === n)) {
+      outStrides = [...out.strides];
+    } else {
+      return operandError(`reduce output has shape [${out.shape.join(", ")}]; reducing [${a.shape.join(", ")}] over axes [${reduced.join(", ")}] gives [${keptSizes.join(", ")}] (or with size-1 axes kept)`);
+    }
+    const bad = this.firstUninit([{ operand: a, strides: a.strides }], a.shape, [a.shape]);
+    if (bad) return bad;
+    const outer = collapse(keptSizes, [outStrides, kept.map((d) => a.strides[d]!)]);
+    const inner = collapse(reduced.map((d) => a.shape[d]!), [reduced.map((d) => a.strides[d]!)]);
+    this.views();
+    this.writeSlot(0, out, outer.shape, outer.strides[0]!);
+    this.writeSlot(1, a, inner.shape, inner.strides[0]!);
+    this.writeSlot(2, a, outer.shape, outer.strides[1]!);
+    this.exports.reduce(this.scratch, c, isIntegerDType(a.dtype) && op !== "mean" ? FLAG_INT : 0);
+    return null;
+  }
+
+  /** out[M, N] = stationary[K, M]^T @ moving[K, N] in float32 (assembly/nki/matmul.ts); accumulate adds into out. */
+  matmul(out: Operand, stationary: Operand, moving: Operand, accumulate: boolean): UninitRead | null {
+    checkOperand(out, "matmul output");
+    checkOperand(stationary, "matmul stationary");
+    checkOperand(moving, "matmul moving");
+    if (out.shape.length !== 2 || stationary.shape.length !== 2 || moving.shape.length !== 2) operandError("matmul takes 2-D operands");
+    const [K, M] = stationary.shape as [number, number];
+    const N = moving.shape[1]!;
+    if (moving.shape[0] !== K) operandError(`matmul contracts the partition dimension: stationary [${stationary.shape.join(", ")}] and moving [${moving.shape.join(", ")}] differ in K`);
+    if (out.shape[0] !== M || out.shape[1] !== N) operandError(`matmul of stationary [${K}, ${M}] and moving [${K}, ${N}] gives [${M}, ${N}], not [${out.shape.join(", ")}]`);
+    if (M === 0 || N === 0) return null;
+    const reads = [{ operand: stationary, strides: stationary.strides }, { operand: moving, strides: moving.strides }];
+    if (accumulate) reads.push({ operand: out, strides: out.strides });
+    const bad = this.firstUninit(reads, null, reads.map((r) => r.operand.shape));
+    if (bad) return bad;
+    if (K === 0 && !accumulate) { this.fill(out, 0); return null; }
+    this.views();
+    const pad = (x: number, y: number) => [1, 1, 1, 1, x, y];
+    this.writeSlot(0, out, pad(M, N), [0, 0, 0, 0, out.strides[0]!, out.strides[1]!]);
+    this.writeSlot(1, stationary, pad(K, M), [0, 0, 0, 0, stationary.strides[0]!, stationary.strides[1]!]);
+    this.writeSlot(2, moving, pad(K, N), [0, 0, 0, 0, moving.strides[0]!, moving.strides[1]!]);
+    this.exports.matmul(this.scratch, accumulate ? 1 : 0);
+    return null;
+  }
+
+  /** iota: out[i0, ...] = base + sum(coefficients[k] * i_k), converted to out's dtype. */
+  affine(out: Operand, base: number, coefficients: readonly number[]): void {
+    if (checkOperand(out, "iota output") === 0) return;
+    const rank = out.shape.length;
+    if (rank > ENGINE_RANK) operandError(`iota takes at most ${ENGINE_RANK} dimensions`);
+    if (coefficients.length !== rank || coefficients.some((c) => typeof c !== "number")) operandError(`iota over rank ${rank} needs ${rank} coefficients (got ${coefficients.length})`);
+    const pad = ENGINE_RANK - rank;
+    this.views();
+    this.writeSlot(0, out, [...Array<number>(pad).fill(1), ...out.shape], [...Array<number>(pad).fill(0), ...out.strides]);
+    this.f64[(this.scratch + PARAMS) / 8 + P_BASE] = checkScalar(base, "iota base");
+    for (let d = 0; d < ENGINE_RANK; d++) this.f64[(this.scratch + PARAMS) / 8 + P_COEF + d] = d < pad ? 0 : coefficients[d - pad]!;
+    this.exports.affine(this.scratch);
+  }
+
+  /** Marks out's elements written (or unwritten) in its init map without computing. */
+  markInit(out: Operand, written: boolean): void {
+    if (checkOperand(out, "operand") === 0 || !out.init) return;
+    const walk = collapse(out.shape, [out.strides]);
+    this.views();
+    this.writeSlot(0, out, walk.shape, walk.strides[0]!);
+    this.exports.markInit(this.scratch, 0, written ? 1 : 0);
+  }
+
+  /** One element-wise instruction: check the inputs' init maps, then compute over the output's walk. */
+  private elementwise(kind: number, code0: number, code1: number, flags: number, out: Operand, inputs: (Operand | number)[], scale?: number): UninitRead | null {
+    if (checkOperand(out, "output") === 0) {
+      inputs.forEach((x, i) => typeof x !== "number" && checkOperand(x, `input ${i}`));
+      return null;
+    }
+    const shape = out.shape;
+    const ins: Input[] = inputs.map((x, i) => {
+      if (typeof x === "number") return { scalar: checkScalar(x, `input ${i}`) };
+      checkOperand(x, `input ${i}`);
+      return { operand: x, strides: broadcastStrides(x, shape, `input ${i}`) };
+    });
+    const reads = ins.map((x) => ("operand" in x ? x : null));
+    const bad = this.firstUninit(reads, shape, reads.map((r) => r?.operand.shape ?? []));
+    if (bad) return bad;
+    const walked = ins.filter((x): x is Extract<Input, { operand: Operand }> => "operand" in x);
+    const walk = collapse(shape, [out.strides, ...walked.map((x) => x.strides)]);
+    this.views();
+    this.writeSlot(0, out, walk.shape, walk.strides[0]!);
+    let w = 1;
+    ins.forEach((x, i) => {
+      if ("operand" in x) this.writeSlot(i + 1, x.operand, walk.shape, walk.strides[w++]!);
+      else this.writeScalar(i + 1, x.scalar);
+    });
+    if (scale !== undefined) this.f64[(this.scratch + PARAMS) / 8 + P_SCALE] = scale;
+    this.exports.elementwise(this.scratch, kind, code0, code1, flags);
+    return null;
+  }
+
+  /**
+   * The first read of a never-written element among the inputs, in row-major order of `walkShape` (the
+   * instruction's shape; null: each input's own), the lowest input first at the same place. Reported by
+   * the index in each input's own shape (a broadcast dimension gives 0).
+   */
+  private firstUninit(reads: ({ operand: Operand; strides: readonly number[] } | null)[], walkShape: readonly number[] | null, ownShapes: readonly (readonly number[])[]): UninitRead | null {
+    let best: { operand: number; linear: number } | null = null;
+    reads.forEach((r, i) => {
+      if (!r || !r.operand.init) return;
+      const shape = walkShape ?? r.operand.shape;
+      const walk = collapse(shape, [r.strides]);
+      this.views();
+      this.writeSlot(1, r.operand, walk.shape, walk.strides[0]!);
+      const linear = this.exports.firstUninit(this.scratch, 1);
+      if (linear >= 0 && (!best || linear < best.linear)) best = { operand: i, linear };
+    });
+    if (!best) return null;
+    const { operand, linear } = best;
+    const shape = walkShape ?? reads[operand]!.operand.shape;
+    const own = ownShapes[operand]!;
+    return { operand, index: unravel(linear, shape).map((v, d) => (own[d] === 1 ? 0 : v)) };
+  }
+
+  /** Fresh views when the memory has grown. */
+  private views(): void {
+    const buffer = this.memory.buffer;
+    if (buffer.byteLength !== this.i32.byteLength) {
+      this.i32 = new Int32Array(buffer);
+      this.f64 = new Float64Array(buffer);
+    }
+  }
+
+  private writeSlot(k: number, o: Operand, shape: readonly number[], strides: readonly number[]): void {
+    const w = (this.scratch + slotOffset(k)) >> 2;
+    const i32 = this.i32;
+    i32[w + SLOT_ADDR] = o.addr | 0;
+    i32[w + SLOT_DTYPE] = o.dtype;
+    i32[w + SLOT_INIT] = (o.init ?? 0) | 0;
+    i32[w + SLOT_SCALAR] = 0;
+    for (let d = 0; d < ENGINE_RANK; d++) {
+      i32[w + SLOT_SHAPE + d] = shape[d]!;
+      i32[w + SLOT_STRIDES + d] = strides[d]!;
+    }
+  }
+
+  private writeScalar(k: number, value: number): void {
+    const w = (this.scratch + slotOffset(k)) >> 2;
+    this.i32.fill(0, w, w + 16);
+    this.i32[w + SLOT_SCALAR] = 1;
+    this.f64[(this.scratch + PARAMS) / 8 + k] = value;
+  }
+}
+
+let compiled: WebAssembly.Module | null = null;
+let threadEngine: TileEngine | null = null;
+
+/** The engine's compiled module (compiled once per process), to post to worker threads. */
+export function engineModule(): WebAssembly.Module {
+  compiled ??= new WebAssembly.Module(engineBytes());
+  return compiled;
+}
+
+/** A new engine over hbm(); on the main thread the scratch region is allocated when not given. */
+export function createEngine(scratchAddr?: number): TileEngine {
+  if (scratchAddr === undefined) {
+    if (!isMainThread) operandError("a worker thread's engine needs a scratch region allocated on the main thread (tileEngineFromModule)");
+    scratchAddr = hbm().alloc(ENGINE_SCRATCH_BYTES, "NKI engine scratch");
+  }
+  return new TileEngine(engineModule(), scratchAddr, hbm().memory);
+}
+
+/** The calling thread's engine (created on first use on the main thread; set by tileEngineFromModule on a worker). */
+export function tileEngine(): TileEngine {
+  threadEngine ??= createEngine();
+  return threadEngine;
+}
+
+/** On a worker: the engine from a posted module, over the scratch region the main thread allocated for this thread. */
+export function tileEngineFromModule(mod: WebAssembly.Module, scratchAddr: number, memory: WebAssembly.Memory = hbm().memory): TileEngine {
+  compiled ??= mod;
+  threadEngine = new TileEngine(mod, scratchAddr, memory);
+  return threadEngine;
+}
