@@ -1,0 +1,294 @@
+// nki.isa: the NeuronCore instructions. Two generations share the work: neuronxcc.nki.isa returns a
+// new tile (nisa.tensor_tensor(a, b, op=nl.add)); the current nki.isa writes a destination given
+// first (nisa.tensor_tensor(dst, a, b, op=nl.add)) and returns None.
+import { NativeFunction, PyException, type CallContext, type PyValue } from "../python/values.js";
+import { NkiSyntaxError } from "../../host/checks/errors.js";
+import { tileEngine, type Operand, type BinaryOp, type ReduceOp } from "../machine/engine.js";
+import { IndexExpr, MaskExpr } from "../machine/index-expr.js";
+import { NkiArray } from "../machine/tile.js";
+import { int32, uint8, float32, type NkiDType } from "../machine/nki-dtype.js";
+import { operand, checkUninit, type InputUse } from "../machine/instructions.js";
+import { fullBox } from "../machine/access.js";
+import { atSite, errorDetails } from "../machine/site.js";
+import { native, intsArg, shapeArg, typeName, type Bound } from "./args.js";
+import { dtypeArg, requiredDType } from "./dtype-arg.js";
+import { arrayArg, binaryOp, boxOf, copyInto, fillView, newTile, reduceOp, scalarOf, unaryOp } from "./compute.js";
+import { OP_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
+import { enumNamespace, EnumValue } from "./constants.js";
+import { transpose } from "./nl-memory.js";
+import { hbm } from "../../host/device/hbm.js";
+
+/** The engine op an op= argument names (nl.add, np.add, nl.exp, nl.maximum ...). */
+function opArg(v: PyValue, instr: string, ctx: CallContext): { name: string; op: string; arity: 1 | 2 } {
+  if (v instanceof NativeFunction) {
+    const found = OP_OF_FUNCTION.get(v);
+    if (found) return found;
+  }
+  throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `${instr}: op=${v instanceof NativeFunction ? v.name : typeName(v)} is not an operator gpsimd knows (pass nl.add, np.add, nl.exp, ...)${atSite(ctx.site)}`, { details: errorDetails(ctx.site, { instruction: instr }) });
+}
+
+/** The engine's reduce op for a reduction op= (np.add sums, nl.maximum takes the max). */
+const REDUCE_OF: Record<string, string> = {
+  add: "add", maximum: "max", minimum: "min", multiply: "multiply", bitwise_and: "bitwise_and", bitwise_or: "bitwise_or",
+  logical_and: "logical_and", logical_or: "logical_or", subtract: "add",
+};
+
+function reduceOpArg(v: PyValue, instr: string, ctx: CallContext): string {
+  const { name } = opArg(v, instr, ctx);
+  const r = REDUCE_OF[name];
+  if (!r || name === "subtract") throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `${instr}: ${name} is not a reduction operator${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
+  return r;
+}
+
+/** Operator with its operands swapped: subtract -> rsub, greater -> less, symmetric ones unchanged. */
+const REVERSED: Record<string, string> = {
+  subtract: "rsub", divide: "rdivide", add: "add", multiply: "multiply", maximum: "maximum", minimum: "minimum",
+  equal: "equal", not_equal: "not_equal", greater: "less", less: "greater", greater_equal: "less_equal", less_equal: "greater_equal",
+  logical_and: "logical_and", logical_or: "logical_or", logical_xor: "logical_xor", bitwise_and: "bitwise_and", bitwise_or: "bitwise_or", bitwise_xor: "bitwise_xor",
+};
+
+function scalarOrTile(v: PyValue, shape: readonly number[], instr: string, ctx: CallContext, used: (InputUse | null)[]): Operand | number {
+  const s = scalarOf(v);
+  if (s !== undefined) { used.push(null); return s; }
+  const a = arrayArg(v, "operand", instr, ctx);
+  const o = operand(a, shape, fullBox(shape), instr, ctx);
+  used.push({ array: a, op: o });
+  return o;
+}
+
+// ---- the shared implementations (dest = null: a new tile) ----
+
+function tensorScalar(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {
+  const data = arrayArg(a.data, "data", instr, ctx);
+  const op0 = opArg(a.op0, instr, ctx).op;
+  const op1 = a.op1 === null || a.op1 === undefined ? null : opArg(a.op1, instr, ctx).op;
+  const rev = (op: string, r: PyValue) => {
+    if (r !== true) return op;
+    const x = REVERSED[op];
+    if (!x) throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `${instr}: ${op} with reverse=True is not supported${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
+    return x;
+  };
+  const out = dest ?? newTile(data.shape, dtypeArg(a.dtype, ctx) ?? (data.dtype.isFloat ? data.dtype : float32), ctx);
+  const box = boxOf(a.mask ?? null, out.shape, ctx);
+  const used: (InputUse | null)[] = [];
+  const d = operand(data, out.shape, box, instr, ctx);
+  used.push({ array: data, op: d });
+  const s0 = scalarOrTile(a.operand0, out.shape, instr, ctx, used);
+  const s1 = op1 === null ? undefined : scalarOrTile(a.operand1, out.shape, instr, ctx, used);
+  const o = operand(out, out.shape, box, instr, ctx);
+  checkUninit(tileEngine().tensorScalar(o, d, rev(op0, a.reverse0) as BinaryOp, s0, op1 === null ? undefined : (rev(op1, a.reverse1) as BinaryOp), s1), instr, used, ctx);
+  return out;
+}
+
+function activation(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {
+  const data = arrayArg(a.data, "data", instr, ctx);
+  const { op } = opArg(a.op, instr, ctx);
+  const used: (InputUse | null)[] = [];
+  const out = dest ?? newTile(data.shape, dtypeArg(a.dtype, ctx) ?? data.dtype, ctx);
+  const bias = a.bias === null || a.bias === undefined ? undefined : scalarOrTile(a.bias, out.shape, instr, ctx, used);
+  const scale = scalarOf(a.scale ?? 1);
+  if (scale === undefined) throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `${instr}: scale must be a number here${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
+  return unaryOp(instr, op, data, out.dtype, a.mask ?? null, ctx, { out }, { scale, bias }, used);
+}
+
+function tensorReduce(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {
+  const op = reduceOpArg(a.op, instr, ctx);
+  const axes = intsArg(a.axis, "axis", ctx);
+  const out = reduceOp(instr, op, a.data, axes, dtypeArg(a.dtype, ctx), a.keepdims === true, a.mask ?? null, ctx, dest ? { out: dest } : {});
+  if (a.negate === true) unaryOp(instr, "neg", out, null, null, ctx, { out });
+  return out;
+}
+
+/** iota: the values of an index expression (nl.arange / nl.mgrid arithmetic) in a tile. */
+function iota(instr: string, expr: PyValue, dtype: NkiDType, dest: NkiArray | null, ctx: CallContext): NkiArray {
+  if (!(expr instanceof IndexExpr)) throw new PyException("TypeError", `${instr}: expr must be an index expression (nl.arange, nl.mgrid), not ${typeName(expr)}`, ctx.site);
+  const shape = expr.shape.length === 1 ? [1, expr.shape[0]] : [...expr.shape];
+  const e = expr.alignTo(shape.length);
+  const out = dest ?? newTile(shape, dtype, ctx);
+  const coeffs = e.coeffs.map((c, k) => (e.shape[k] > 1 ? c : 0));
+  checkUninit(tileEngine().affine(operand(out, out.shape, fullBox(out.shape), instr, ctx), e.offset, coeffs), instr, [], ctx);
+  return out;
+}
+
+/** A 0/1 uint8 tile of a mask's truth over `shape` (each term: iota, compare with 0, and-ed). */
+function predicateTile(instr: string, pred: PyValue, shape: readonly number[], ctx: CallContext): NkiArray {
+  if (pred instanceof NkiArray) return pred;
+  if (!(pred instanceof MaskExpr) || pred.unsupported) throw new PyException("TypeError", `${instr}: pred must be a comparison of index expressions`, ctx.site);
+  let acc: NkiArray | null = null;
+  for (const term of pred.terms) {
+    const values = iota(instr, term.expr.alignTo(shape.length), int32, null, ctx);
+    const cmp = { "<": "less", "<=": "less_equal", ">": "greater", ">=": "greater_equal", "==": "equal", "!=": "not_equal" }[term.op];
+    const t = binaryOp(instr, cmp, values, 0, uint8, null, ctx) as NkiArray;
+    acc = acc === null ? t : (binaryOp(instr, "logical_and", acc, t, uint8, null, ctx) as NkiArray);
+  }
+  if (acc === null) { acc = newTile(shape, uint8, ctx); fillView(instr, acc, 1, ctx); }
+  return acc;
+}
+
+function select(instr: string, cond: NkiArray, onTrue: PyValue, onFalse: PyValue, out: NkiArray, ctx: CallContext): void {
+  const used: (InputUse | null)[] = [];
+  const c = operand(cond, out.shape, fullBox(out.shape), instr, ctx);
+  used.push({ array: cond, op: c });
+  const t = scalarOrTile(onTrue, out.shape, instr, ctx, used), f = scalarOrTile(onFalse, out.shape, instr, ctx, used);
+  checkUninit(tileEngine().select(operand(out, out.shape, fullBox(out.shape), instr, ctx), c, t, f), instr, used, ctx);
+}
+
+const ENGINES = enumNamespace("engine", ["unknown", "tensor", "vector", "scalar", "gpsimd", "activation", "sync", "pool"]);
+
+function transposeInto(instr: string, data: PyValue, engine: PyValue, dtype: NkiDType | null, dest: NkiArray | null, ctx: CallContext): NkiArray {
+  const vector = engine instanceof EnumValue && (engine.member === "vector" || engine.member === "gpsimd");
+  return transpose(instr, data, dtype, dest, ctx, vector ? "sbuf" : "psum");
+}
+
+/** neuronxcc.nki.isa: instructions that return their result. */
+export function makeLegacyIsa(): Map<string, PyValue> {
+  const m = new Map<string, PyValue>();
+  const set = (name: string, params: [string, PyValue?][], body: (a: Bound, ctx: CallContext) => PyValue) => m.set(name, native(`nisa.${name}`, params, body, true));
+  set("dma_copy", [["dst"], ["src"], ["mask", null], ["dst_rmw_op", null], ["oob_mode", null], ["dge_mode", null]], (a, ctx) => dmaCopy(a, ctx));
+  set("tensor_copy", [["src"], ["mask", null], ["dtype", null], ["engine", null]], (a, ctx) => {
+    const src = arrayArg(a.src, "src", "nisa.tensor_copy", ctx);
+    const t = newTile(src.shape, dtypeArg(a.dtype, ctx) ?? src.dtype, ctx);
+    copyInto("nisa.tensor_copy", t, src, a.mask, ctx);
+    return t;
+  });
+  set("memset", [["shape"], ["value"], ["dtype"], ["mask", null], ["engine", null]], (a, ctx) => {
+    const t = newTile(shapeArg(a.shape, "shape", ctx), requiredDType(a.dtype, "nisa.memset", ctx), ctx);
+    const v = scalarOf(a.value);
+    if (v === undefined) throw new PyException("TypeError", "nisa.memset: value must be a number", ctx.site);
+    fillView("nisa.memset", t, v, ctx, a.mask);
+    return t;
+  });
+  set("iota", [["expr"], ["dtype"], ["mask", null]], (a, ctx) => iota("nisa.iota", a.expr, requiredDType(a.dtype, "nisa.iota", ctx), null, ctx));
+  set("tensor_tensor", [["data1"], ["data2"], ["op"], ["dtype", null], ["mask", null], ["engine", null]], (a, ctx) =>
+    binaryOp("nisa.tensor_tensor", opArg(a.op, "nisa.tensor_tensor", ctx).op, a.data1, a.data2, dtypeArg(a.dtype, ctx), a.mask, ctx));
+  set("tensor_scalar", [["data"], ["op0"], ["operand0"], ["reverse0", false], ["op1", null], ["operand1", null], ["reverse1", false], ["dtype", null], ["mask", null], ["engine", null]],
+    (a, ctx) => tensorScalar("nisa.tensor_scalar", a, null, ctx));
+  set("activation", [["op"], ["data"], ["bias", null], ["scale", 1], ["reduce_op", null], ["reduce_res", null], ["reduce_cmd", null], ["mask", null], ["dtype", null]],
+    (a, ctx) => activation("nisa.activation", a, null, ctx));
+  set("tensor_reduce", [["op"], ["data"], ["axis"], ["mask", null], ["dtype", null], ["negate", false], ["keepdims", false]], (a, ctx) => tensorReduce("nisa.tensor_reduce", a, null, ctx));
+  set("tensor_partition_reduce", [["op"], ["data"], ["mask", null], ["dtype", null]], (a, ctx) => partitionReduce("nisa.tensor_partition_reduce", a, null, ctx));
+  set("reciprocal", [["data"], ["dtype", null], ["mask", null]], (a, ctx) => unaryOp("nisa.reciprocal", "reciprocal", a.data, dtypeArg(a.dtype, ctx), a.mask, ctx));
+  set("nc_matmul", [["stationary"], ["moving"], ["is_stationary_onezero", false], ["is_moving_onezero", false], ["mask", null], ["is_transpose", false], ["tile_position", null], ["tile_size", null], ["perf_mode", null]], (a, ctx) =>
+    matmul("nisa.nc_matmul", arrayArg(a.stationary, "stationary", "nisa.nc_matmul", ctx), arrayArg(a.moving, "moving", "nisa.nc_matmul", ctx), null, false, ctx));
+  set("nc_transpose", [["data"], ["mask", null], ["dtype", null], ["engine", null]], (a, ctx) => transposeInto("nisa.nc_transpose", a.data, a.engine, dtypeArg(a.dtype, ctx), null, ctx));
+  set("dma_transpose", [["src"], ["axes", null], ["mask", null], ["dtype", null]], (a, ctx) => {
+    const src = arrayArg(a.src, "src", "nisa.dma_transpose", ctx);
+    const t = newTile([src.shape[1], src.shape[0]], dtypeArg(a.dtype, ctx) ?? src.dtype, ctx);
+    copyInto("nisa.dma_transpose", t, transposedView(src), a.mask, ctx);
+    return t;
+  });
+  set("affine_select", [["pred"], ["on_true_tile"], ["on_false_value"], ["mask", null], ["dtype", null]], (a, ctx) => {
+    const onTrue = arrayArg(a.on_true_tile, "on_true_tile", "nisa.affine_select", ctx);
+    const out = newTile(onTrue.shape, dtypeArg(a.dtype, ctx) ?? onTrue.dtype, ctx);
+    select("nisa.affine_select", predicateTile("nisa.affine_select", a.pred, onTrue.shape, ctx), onTrue, a.on_false_value, out, ctx);
+    return out;
+  });
+  set("tensor_copy_predicated", [["src"], ["dst"], ["predicate"], ["mask", null], ["reverse_pred", false]], (a, ctx) => {
+    const dst = arrayArg(a.dst, "dst", "nisa.tensor_copy_predicated", ctx);
+    const pred = arrayArg(a.predicate, "predicate", "nisa.tensor_copy_predicated", ctx);
+    if (a.reverse_pred === true) select("nisa.tensor_copy_predicated", pred, dst, a.src, dst, ctx);
+    else select("nisa.tensor_copy_predicated", pred, a.src, dst, dst, ctx);
+    return null;
+  });
+  addEnums(m);
+  return m;
+}
+
+function partitionReduce(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {
+  const op = reduceOpArg(a.op, instr, ctx);
+  const data = arrayArg(a.data, "data", instr, ctx);
+  const shape = [1, ...data.shape.slice(1)];
+  const out = dest ?? newTile(shape, dtypeArg(a.dtype, ctx) ?? data.dtype, ctx);
+  const d = operand(data, data.shape, fullBox(data.shape), instr, ctx);
+  checkUninit(tileEngine().reduce(op as ReduceOp, operand(out, shape, fullBox(shape), instr, ctx), d, [0]), instr, [{ array: data, op: d }], ctx);
+  return out;
+}
+
+function dmaCopy(a: Bound, ctx: CallContext): PyValue {
+  const instr = "nisa.dma_copy";
+  const dst = arrayArg(a.dst, "dst", instr, ctx);
+  if (a.dst_rmw_op !== null && a.dst_rmw_op !== undefined) {
+    const { op } = opArg(a.dst_rmw_op, instr, ctx);
+    binaryOp(instr, op, dst, a.src, null, a.mask ?? null, ctx, { out: dst });
+    return null;
+  }
+  copyInto(instr, dst, a.src, a.mask ?? null, ctx);
+  return null;
+}
+
+function addEnums(m: Map<string, PyValue>): void {
+  m.set("engine", ENGINES);
+  for (const e of ["tensor", "vector", "scalar", "gpsimd", "unknown"]) m.set(`${e}_engine`, ENGINES.attrs.get(e)!);
+  m.set("oob_mode", enumNamespace("oob_mode", ["error", "skip"]));
+  m.set("dge_mode", enumNamespace("dge_mode", ["unknown", "none", "swdge", "hwdge"]));
+  m.set("reduce_cmd", enumNamespace("reduce_cmd", ["idle", "reset", "reduce", "reset_reduce", "load_reduce"]));
+  m.set("matmul_perf_mode", enumNamespace("matmul_perf_mode", ["none", "double_row", "double_row_gen3"]));
+  m.set("nc_version", enumNamespace("nc_version", ["gen2", "gen3", "gen4"]));
+}
+
+/** nki.isa (the current generation): destination first, result written there, None returned. */
+export function makeCurrentIsa(): Map<string, PyValue> {
+  const m = new Map<string, PyValue>();
+  const set = (name: string, params: [string, PyValue?][], body: (a: Bound, ctx: CallContext) => PyValue) => m.set(name, native(`nisa.${name}`, params, body, true));
+  const dst = (a: Bound, instr: string, ctx: CallContext) => arrayArg(a.dst, "dst", instr, ctx);
+  set("dma_copy", [["dst"], ["src"], ["priority", null], ["oob_mode", null], ["dge_mode", null], ["engine", null], ["name", null], ["dst_rmw_op", null], ["mask", null]], (a, ctx) => dmaCopy(a, ctx));
+  set("tensor_copy", [["dst"], ["src"], ["engine", null], ["name", null]], (a, ctx) => { copyInto("nisa.tensor_copy", dst(a, "nisa.tensor_copy", ctx), a.src, null, ctx); return null; });
+  set("memset", [["dst"], ["value"], ["engine", null], ["name", null]], (a, ctx) => {
+    const v = scalarOf(a.value);
+    if (v === undefined) throw new PyException("TypeError", "nisa.memset: value must be a number", ctx.site);
+    fillView("nisa.memset", dst(a, "nisa.memset", ctx), v, ctx);
+    return null;
+  });
+  set("iota", [["dst"], ["pattern"], ["offset", 0], ["channel_multiplier", 0], ["name", null]], (a, ctx) => {
+    const d = dst(a, "nisa.iota", ctx);
+    if (a.pattern instanceof IndexExpr) { iota("nisa.iota", a.pattern, d.dtype, d, ctx); return null; }
+    // pattern [[step, num], ...] over the free axes; value = offset + channel_multiplier * p + sum step_k * i_k.
+    const pat = (a.pattern as { items?: PyValue[] }).items?.map((x) => ((x as { items: PyValue[] }).items).map((y) => Number(scalarOf(y)))) ?? [];
+    const coeffs = [Number(scalarOf(a.channel_multiplier) ?? 0), ...pat.map(([step]) => step)];
+    const shape = [d.shape[0], ...pat.map(([, n]) => n)];
+    const view = d.shape.length === shape.length ? d : d.view(d.offset, shape, [d.strides[0], ...shape.slice(1).map((_, k) => shape.slice(k + 2).reduce((p, q) => p * q, 1))], d.checks);
+    checkUninit(tileEngine().affine(operand(view, shape, fullBox(shape), "nisa.iota", ctx), Number(scalarOf(a.offset) ?? 0), coeffs), "nisa.iota", [], ctx);
+    return null;
+  });
+  set("tensor_tensor", [["dst"], ["data1"], ["data2"], ["op"], ["engine", null], ["name", null]], (a, ctx) => {
+    binaryOp("nisa.tensor_tensor", opArg(a.op, "nisa.tensor_tensor", ctx).op, a.data1, a.data2, null, null, ctx, { out: dst(a, "nisa.tensor_tensor", ctx) });
+    return null;
+  });
+  set("tensor_scalar", [["dst"], ["data"], ["op0"], ["operand0"], ["reverse0", false], ["op1", null], ["operand1", null], ["reverse1", false], ["engine", null], ["name", null]],
+    (a, ctx) => { tensorScalar("nisa.tensor_scalar", a, dst(a, "nisa.tensor_scalar", ctx), ctx); return null; });
+  set("activation", [["dst"], ["op"], ["data"], ["bias", null], ["scale", 1], ["reduce_op", null], ["reduce_res", null], ["reduce_cmd", null], ["name", null]],
+    (a, ctx) => { activation("nisa.activation", a, dst(a, "nisa.activation", ctx), ctx); return null; });
+  set("tensor_reduce", [["dst"], ["op"], ["data"], ["axis"], ["negate", false], ["keepdims", false], ["name", null]],
+    (a, ctx) => { tensorReduce("nisa.tensor_reduce", a, dst(a, "nisa.tensor_reduce", ctx), ctx); return null; });
+  set("tensor_partition_reduce", [["dst"], ["op"], ["data"], ["name", null]], (a, ctx) => { partitionReduce("nisa.tensor_partition_reduce", a, dst(a, "nisa.tensor_partition_reduce", ctx), ctx); return null; });
+  set("reciprocal", [["dst"], ["data"], ["name", null]], (a, ctx) => { unaryOp("nisa.reciprocal", "reciprocal", a.data, null, null, ctx, { out: dst(a, "nisa.reciprocal", ctx) }); return null; });
+  set("nc_matmul", [["dst"], ["stationary"], ["moving"], ["is_stationary_onezero", false], ["is_moving_onezero", false], ["is_transpose", false], ["accumulate", null], ["tile_position", null], ["tile_size", null], ["perf_mode", null], ["name", null]], (a, ctx) => {
+    const d = dst(a, "nisa.nc_matmul", ctx);
+    // accumulate=None: accumulate into a PSUM destination (the hardware's default), overwrite SBUF.
+    const acc = a.accumulate === null ? d.storage.kind === "psum" && isWritten(d) : a.accumulate === true;
+    matmul("nisa.nc_matmul", arrayArg(a.stationary, "stationary", "nisa.nc_matmul", ctx), arrayArg(a.moving, "moving", "nisa.nc_matmul", ctx), d, acc, ctx);
+    return null;
+  });
+  set("nc_transpose", [["dst"], ["data"], ["engine", null], ["name", null]], (a, ctx) => { transposeInto("nisa.nc_transpose", a.data, a.engine, null, dst(a, "nisa.nc_transpose", ctx), ctx); return null; });
+  set("dma_transpose", [["dst"], ["src"], ["axes", null], ["priority", null], ["dge_mode", null], ["oob_mode", null], ["name", null]], (a, ctx) => {
+    copyInto("nisa.dma_transpose", dst(a, "nisa.dma_transpose", ctx), transposedView(arrayArg(a.src, "src", "nisa.dma_transpose", ctx)), null, ctx);
+    return null;
+  });
+  set("affine_select", [["dst"], ["pattern"], ["channel_multiplier"], ["on_true_tile"], ["on_false_value"], ["cmp_op", null], ["offset", 0], ["name", null]], (_a, ctx) => {
+    throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `nisa.affine_select with a pattern is not supported yet${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
+  });
+  set("tensor_copy_predicated", [["dst"], ["src"], ["predicate"], ["reverse_pred", false], ["name", null]], (a, ctx) => {
+    const d = dst(a, "nisa.tensor_copy_predicated", ctx);
+    const pred = arrayArg(a.predicate, "predicate", "nisa.tensor_copy_predicated", ctx);
+    if (a.reverse_pred === true) select("nisa.tensor_copy_predicated", pred, d, a.src, d, ctx);
+    else select("nisa.tensor_copy_predicated", pred, a.src, d, d, ctx);
+    return null;
+  });
+  addEnums(m);
+  return m;
+}
+
+/** accumulate=None: "first write overwrites, subsequent writes accumulate" — has the view's first element been written? */
+function isWritten(v: NkiArray): boolean {
+  return v.storage.initAddr !== 0 && hbm().bytes()[v.storage.initAddr + v.offset] !== 0;
+}

@@ -1,0 +1,77 @@
+// nl's loops (affine_range, sequential_range, static_range: iterables of ints that remember which
+// kind they are, for a later race check), the SPMD program ids, and the index builders (arange,
+// mgrid, ogrid, ds, par_dim).
+import { HostObject, PyException, type CallContext, type PyValue } from "../python/values.js";
+import { currentRun } from "../machine/kernel-run.js";
+import { arange, GridMaker } from "../machine/index-expr.js";
+import { DynSlice } from "../machine/access.js";
+import { native, intArg } from "./args.js";
+import { ParDim } from "./constants.js";
+
+export type LoopKind = "affine_range" | "sequential_range" | "static_range" | "dynamic_range";
+
+/** What nl.affine_range(...) and its kin return: a range of ints that knows its kind. */
+export class NkiRange extends HostObject {
+  readonly typeName: string;
+  constructor(readonly kind: LoopKind, readonly start: number, readonly stop: number, readonly step: number) {
+    super();
+    this.typeName = kind;
+  }
+  get length(): number { return Math.max(0, Math.ceil((this.stop - this.start) / this.step)); }
+  override iterate(ctx: CallContext): Iterator<PyValue> {
+    const run = currentRun(ctx.site);
+    let i = this.start;
+    const { stop, step } = this;
+    return {
+      next: () => {
+        if (step > 0 ? i >= stop : i <= stop) return { done: true, value: undefined };
+        run.tick(ctx.site);
+        const v = i;
+        i += step;
+        return { done: false, value: v };
+      },
+    };
+  }
+  override len(): number { return this.length; }
+  override repr(): string { return `${this.kind}(${this.start}, ${this.stop}, ${this.step})`; }
+}
+
+function rangeFunction(kind: LoopKind) {
+  return native(`nl.${kind}`, [["start"], ["stop", null], ["step", 1]], (a, ctx) => {
+    let start = intArg(a.start, "start", ctx);
+    let stop: number;
+    if (a.stop === null) { stop = start; start = 0; } else stop = intArg(a.stop, "stop", ctx);
+    const step = intArg(a.step, "step", ctx);
+    if (step === 0) throw new PyException("ValueError", `nl.${kind}() arg 3 must not be zero`, ctx.site);
+    return new NkiRange(kind, start, stop, step);
+  }, true);
+}
+
+export function makeControlFunctions(): Map<string, PyValue> {
+  const out = new Map<string, PyValue>();
+  for (const k of ["affine_range", "sequential_range", "static_range", "dynamic_range"] as const) out.set(k, rangeFunction(k));
+  out.set("program_id", native("nl.program_id", [["axis", 0]], (a, ctx) => {
+    const run = currentRun(ctx.site);
+    const axis = intArg(a.axis, "axis", ctx);
+    const ids = run.programIds;
+    if (axis < 0 || axis >= Math.max(1, ids.length)) throw new PyException("ValueError", `nl.program_id(${axis}): the launch grid has ${ids.length} dimension(s)`, ctx.site);
+    return ids[axis] ?? 0;
+  }));
+  out.set("num_programs", native("nl.num_programs", [["axes", null]], (a, ctx) => {
+    const grid = currentRun(ctx.site).launch.grid;
+    if (a.axes === null) return grid.reduce((p, q) => p * q, 1);
+    const axis = intArg(a.axes, "axes", ctx);
+    if (axis < 0 || axis >= Math.max(1, grid.length)) throw new PyException("ValueError", `nl.num_programs(${axis}): the launch grid has ${grid.length} dimension(s)`, ctx.site);
+    return grid[axis] ?? 1;
+  }));
+  out.set("program_ndim", native("nl.program_ndim", [], (_a, ctx) => currentRun(ctx.site).launch.grid.length));
+  out.set("arange", native("nl.arange", [["start"], ["stop", null], ["step", 1]], (a, ctx) => {
+    const start = intArg(a.start, "start", ctx);
+    return a.stop === null ? arange(start) : arange(start, intArg(a.stop, "stop", ctx), intArg(a.step, "step", ctx));
+  }));
+  out.set("mgrid", new GridMaker(false));
+  out.set("ogrid", new GridMaker(true));
+  out.set("ds", native("nl.ds", [["start"], ["size"]], (a, ctx) => new DynSlice(intArg(a.start, "start", ctx), intArg(a.size, "size", ctx))));
+  out.set("par_dim", native("nl.par_dim", [["size"]], (a, ctx) => new ParDim(intArg(a.size, "size", ctx))));
+  return out;
+}

@@ -1,0 +1,80 @@
+// Python operators on tiles and tensors: `a + b` is nl.add, `-a` nl.negative, `a > 0` nl.greater,
+// `t[...] = v` a copy into the view (a store when the view is in HBM), `psum += nl.matmul(...)` an
+// add into the tile itself; `t[i]` a view; `t.reshape(...)` a view of another shape.
+import {
+  NativeFunction, NotImplemented, PyException,
+  type BinaryOperator, type CallContext, type CompareOperator, type PyNotImplemented, type PyValue, type UnaryOperator,
+} from "../python/values.js";
+import { setArrayOperators, NkiArray } from "../machine/tile.js";
+import { subscript } from "../machine/access.js";
+import { shapeArg } from "./args.js";
+import { binaryOp, copyInto, reshapedView, scalarOf, unaryOp } from "./compute.js";
+import { NkiDTypeError } from "../../host/checks/errors.js";
+
+const BINARY: Partial<Record<BinaryOperator, [string, string]>> = {
+  "+": ["add", "add"], "-": ["subtract", "subtract"], "*": ["multiply", "multiply"], "/": ["divide", "divide"],
+  "//": ["floor_divide", "floor_divide"], "%": ["mod", "mod"], "**": ["power", "power"],
+  "&": ["bitwise_and", "bitwise_and"], "|": ["bitwise_or", "bitwise_or"], "^": ["bitwise_xor", "bitwise_xor"],
+  "<<": ["left_shift", "left_shift"], ">>": ["right_shift", "right_shift"],
+};
+const COMPARE: Record<CompareOperator, string> = { "<": "less", "<=": "less_equal", ">": "greater", ">=": "greater_equal", "==": "equal", "!=": "not_equal" };
+const FLIP: Record<CompareOperator, CompareOperator> = { "<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!=" };
+
+function operandOk(v: PyValue): boolean { return v instanceof NkiArray || scalarOf(v) !== undefined; }
+
+/** &, |, ^ on float tiles are the logical operations (bool masks kept in float tiles); on integers, bitwise. */
+function bitOrLogical(op: string, a: NkiArray, other: PyValue): string {
+  const floaty = a.dtype.isFloat || (other instanceof NkiArray && other.dtype.isFloat);
+  if (!floaty) return op;
+  return op.replace("bitwise_", "logical_");
+}
+
+export function installArrayOperators(): void {
+  setArrayOperators({
+    binary(op: BinaryOperator, a: NkiArray, other: PyValue, reflected: boolean, ctx: CallContext): PyValue | PyNotImplemented {
+      const entry = BINARY[op];
+      if (!entry || !operandOk(other)) return NotImplemented;
+      let [name, engineOp] = entry;
+      if (op === "&" || op === "|" || op === "^") { engineOp = bitOrLogical(engineOp, a, other); name = engineOp; }
+      const [x, y] = reflected ? [other, a] : [a, other];
+      return binaryOp(`operator ${op} (nl.${name})`, engineOp, x, y, null, null, ctx);
+    },
+    inplace(op: BinaryOperator, a: NkiArray, other: PyValue, ctx: CallContext): PyValue | PyNotImplemented {
+      const entry = BINARY[op];
+      if (!entry || !operandOk(other)) return NotImplemented;
+      const engineOp = op === "&" || op === "|" || op === "^" ? bitOrLogical(entry[1], a, other) : entry[1];
+      binaryOp(`operator ${op}= (nl.${entry[0]})`, engineOp, a, other, null, null, ctx, { out: a });
+      return a;
+    },
+    unary(op: UnaryOperator, a: NkiArray, ctx: CallContext): PyValue {
+      if (op === "+") return a;
+      if (op === "-") return unaryOp("operator - (nl.negative)", "neg", a, null, null, ctx);
+      if (a.dtype.isFloat) throw new NkiDTypeError("E_NKI_DTYPE", `operator ~ (nl.invert) takes integer tiles; this one is ${a.dtype.name}`, {});
+      return unaryOp("operator ~ (nl.invert)", "bitwise_not", a, null, null, ctx);
+    },
+    compare(op: CompareOperator, a: NkiArray, other: PyValue, reflected: boolean, ctx: CallContext): PyValue | PyNotImplemented {
+      if (!operandOk(other)) return NotImplemented;
+      const o = reflected ? FLIP[op] : op;
+      return binaryOp(`operator ${o} (nl.${COMPARE[o]})`, COMPARE[o], a, other, null, null, ctx);
+    },
+    getItem(a: NkiArray, key: PyValue, ctx: CallContext): PyValue { return subscript(a, key, ctx); },
+    setItem(a: NkiArray, key: PyValue, value: PyValue, ctx: CallContext): void {
+      const view = subscript(a, key, ctx);
+      copyInto(a.storage.isHbm ? "tensor assignment (nl.store)" : "tile assignment (nl.copy)", view, value, null, ctx);
+    },
+    attr(a: NkiArray, name: string): PyValue | undefined {
+      switch (name) {
+        case "reshape":
+          return new NativeFunction("reshape", (args, _kw, ctx) => {
+            const shape = shapeArg(args.length === 1 ? args[0] : ({ items: args } as never), "shape", ctx);
+            return reshapedView(a, shape, "reshape", ctx);
+          });
+        case "buffer": return a.storage.kind;
+        case "T":
+          if (a.shape.length !== 2) throw new PyException("ValueError", ".T needs a 2-D tile");
+          return a.view(a.offset, [a.shape[1], a.shape[0]], [a.strides[1], a.strides[0]], a.checks.map((c) => ({ ...c, coeffs: [c.coeffs[1], c.coeffs[0]] })));
+      }
+      return undefined;
+    },
+  });
+}
