@@ -2,6 +2,7 @@
 // does after compiling the TypeScript): tests, examples and benchmarks then
 // find them up to date. A library whose sources did not change is not rebuilt.
 import { OP_LIBRARIES, OPS_BUILD_DIR, loadOp, type OpLibraryName } from "../ops/index.js";
+import { buildEngineCache } from "../nki/machine/engine-build.js";
 
 const names = Object.keys(OP_LIBRARIES) as OpLibraryName[];
 const started = performance.now();
@@ -12,3 +13,7 @@ for (const [i, name] of names.entries()) {
   process.stdout.write(`  [${String(i + 1).padStart(2)}/${names.length}] ${name.padEnd(20)} ${(performance.now() - t0).toFixed(0).padStart(5)} ms\n`);
 }
 process.stdout.write(`gpsimd: libraries ready in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+// The NKI tile engine, into the per-user cache (nki/machine/engine-build.ts): the first NKI kernel then skips asc.
+const engineStart = performance.now();
+await buildEngineCache();
+process.stdout.write(`gpsimd: NKI tile engine ready in ${((performance.now() - engineStart) / 1000).toFixed(1)} s\n`);

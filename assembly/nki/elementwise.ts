@@ -3,7 +3,7 @@
 // processed in chunks: inputs converted into f64 (or i64) buffers, the operation run over the buffers
 // with the switch outside the loop, the result converted into the output. Common float32 rows with unit
 // strides take direct loops instead (SIMD for + - * / max min, plain copies and bf16 conversions).
-import { BUFS, CHUNK, F_DTYPE, F_SCALAR, IDX, ROWS, P_SCALE, buf, param, shapeAt, slot, strideAt } from "./layout";
+import { CHUNK, F_DTYPE, F_SCALAR, IDX, ROWS, P_SCALE, buf, param, shapeAt, slot, strideAt } from "./layout";
 import { F32, BF16, elementBytes, loadF64, loadI64, storeF64, storeI64, fillF64, fillI64, f32ToBf16, bf16ToF32 } from "./dtypes";
 import { unaryF64, binaryF64, roundF32 } from "./float-ops";
 import { unaryI64, binaryI64 } from "./int-ops";
@@ -24,6 +24,7 @@ const FAST_SIMD = 1;     // f32 + - * / max min, unit strides (in2 may be stride
 const FAST_COPY = 2;     // same dtype, unit strides
 const FAST_F32_BF16 = 3;
 const FAST_BF16_F32 = 4;
+const FAST_FILL = 5;     // a scalar copied into a unit-stride row (memset)
 
 /** Inputs an instruction reads. */
 function inputCount(kind: i32, code1: i32, flags: i32): i32 {
@@ -40,7 +41,9 @@ function inputCount(kind: i32, code1: i32, flags: i32): i32 {
 
 function fastPath(s: usize, kind: i32, code: i32, flags: i32): i32 {
   const o = slot(s, 0), a = slot(s, 1), b = slot(s, 2);
-  if (strideAt(o, 5) != 1 || isScalar(a) || strideAt(a, 5) != 1) return FAST_NONE;
+  if (strideAt(o, 5) != 1) return FAST_NONE;
+  if (kind == K_UNARY && code == op.U_COPY && (flags & ~FLAG_INT) == 0 && isScalar(a)) return FAST_FILL;
+  if (isScalar(a) || strideAt(a, 5) != 1) return FAST_NONE;
   if (kind == K_UNARY && code == op.U_COPY && flags == 0) {
     if (dtypeOf(o) == dtypeOf(a)) return FAST_COPY;
     if (dtypeOf(o) == BF16 && dtypeOf(a) == F32) return FAST_F32_BF16;
@@ -60,7 +63,7 @@ export function elementwise(s: usize, kind: i32, code0: i32, code1: i32, flags: 
   resetIdx(s + IDX);
   for (let r = 0; r < rows; r++) {
     recordRows(s, out, inputs + 1);
-    if (fast != FAST_NONE) fastRow(s, fast, code0, n);
+    if (fast != FAST_NONE) fastRow(s, fast, code0, flags, n);
     else {
       for (let c = 0; c < n; c += CHUNK) chunk(s, kind, code0, code1, flags, inputs, c, min(CHUNK, n - c));
     }
@@ -135,9 +138,18 @@ function chunk(s: usize, kind: i32, code0: i32, code1: i32, flags: i32, inputs: 
   else storeF64(r, p, stride, dtype, m);
 }
 
-function fastRow(s: usize, fast: i32, code: i32, n: i32): void {
+function fastRow(s: usize, fast: i32, code: i32, flags: i32, n: i32): void {
   const o = rowAt(s, 0), a = rowAt(s, 1);
-  if (fast == FAST_COPY) {
+  if (fast == FAST_FILL) {
+    // the first element converted as any store does, then doubled by copies
+    const dtype = dtypeOf(slot(s, 0));
+    const size = <usize>elementBytes(dtype);
+    const r = buf(s, 0);
+    if (flags & FLAG_INT) { fillI64(r, <i64>param(s, 1), 1); storeI64(r, o, 0, dtype, 1); }
+    else { fillF64(r, param(s, 1), 1); storeF64(r, o, 0, dtype, 1); }
+    const total = <usize>n * size;
+    for (let done = size; done < total; done <<= 1) memory.copy(o + done, o, min(done, total - done));
+  } else if (fast == FAST_COPY) {
     memory.copy(o, a, <usize>n * elementBytes(dtypeOf(slot(s, 0))));
   } else if (fast == FAST_F32_BF16) {
     for (let i = 0; i < n; i++) store<u16>(o + (<usize>i << 1), f32ToBf16(load<f32>(a + (<usize>i << 2))));

@@ -15,7 +15,12 @@ export function firstUninit(s: usize, sl: usize): i32 {
   resetIdx(idx);
   for (let r = 0; r < rows; r++) {
     let p = <usize>(init + rowOffset(idx, sl));
-    for (let j = 0; j < n; j++) {
+    let j = 0;
+    if (stride == 1) {
+      // sixteen bytes at a time while all are written
+      while (j + 16 <= n && i8x16.all_true(v128.load(p))) { j += 16; p += 16; }
+    }
+    for (; j < n; j++) {
       if (load<u8>(p) == 0) return r * n + j;
       p += stride;
     }
@@ -35,8 +40,12 @@ export function setInit(s: usize, sl: usize, value: u8): void {
   resetIdx(idx);
   for (let r = 0; r < rows; r++) {
     let p = <usize>(init + rowOffset(idx, sl));
-    if (stride == 1) memory.fill(p, value, <usize>n);
-    else for (let j = 0; j < n; j++) { store<u8>(p, value); p += stride; }
+    let j = 0;
+    if (stride == 1) {
+      const v = i8x16.splat(<i8>value);
+      for (; j + 16 <= n; j += 16) { v128.store(p, v); p += 16; }
+    }
+    for (; j < n; j++) { store<u8>(p, value); p += stride; }
     advanceIdx(idx, sl);
   }
 }
