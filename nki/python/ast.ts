@@ -13,6 +13,8 @@ export interface Param {
   /** pos: ordinary; vararg: *args; kwonly: after * or *args; kwarg: **kwargs. */
   readonly kind: "pos" | "vararg" | "kwonly" | "kwarg";
   readonly default: Expr | null;
+  /** `name: annotation`: evaluated when the def runs, as Python does (unless `from __future__ import annotations`). */
+  readonly annotation: Expr | null;
 }
 
 /** The names a function (or lambda, or comprehension) binds locally, found before it runs. */
@@ -75,7 +77,7 @@ export type Stmt = Pos & (
   | { kind: "While"; test: Expr; body: Stmt[]; orelse: Stmt[] }
   | { kind: "For"; target: Expr; iter: Expr; body: Stmt[]; orelse: Stmt[] }
   | { kind: "Try"; body: Stmt[]; handlers: ExceptHandler[]; orelse: Stmt[]; finalbody: Stmt[] }
-  | { kind: "FunctionDef"; name: string; params: Param[]; body: Stmt[]; decorators: Expr[]; scope: ScopeInfo; doc: string | null; unsupported: string | null }
+  | { kind: "FunctionDef"; name: string; params: Param[]; returns: Expr | null; body: Stmt[]; decorators: Expr[]; scope: ScopeInfo; doc: string | null; unsupported: string | null }
   | { kind: "ClassDef"; name: string; bases: Expr[]; keywords: KeywordArg[]; body: Stmt[]; decorators: Expr[] }
   | { kind: "Unsupported"; construct: string }
 );

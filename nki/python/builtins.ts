@@ -10,7 +10,7 @@ import {
 } from "./objects.js";
 import { bindArgs } from "./args.js";
 import {
-  asIndex, binaryOp, callValue, compareOp, intFromBig, isCallable, iterate, keyOf, overflow, pyLen, toArray, truthy, typeName,
+  asIndex, binaryOp, callValue, dictSet, compareOp, intFromBig, isCallable, iterate, keyOf, overflow, pyLen, toArray, truthy, typeName,
 } from "./operators.js";
 import { dictUpdate, getAttribute, lookupAttribute, setAttribute, setOf, sortItems } from "./methods.js";
 import { formatValue, pyRepr, pyStr } from "./format.js";
@@ -422,7 +422,7 @@ def("input", () => { throw new PyException("OSError", "input() is not available 
 def("vars", (args) => {
   const d = new PyDict();
   const v = args[0];
-  if (v instanceof PyInstance) for (const [k, x] of v.attrs) d.entries.set(keyOf(k), [k, x]);
+  if (v instanceof PyInstance) for (const [k, x] of v.attrs) dictSet(d, k, x);
   return d;
 });
 builtins.set("staticmethod", new PyHostType("staticmethod", (v) => v instanceof StaticMethod, (args) => new StaticMethod(args[0])));

@@ -17,7 +17,7 @@ export function floatRepr(x: number): string {
   const negative = mantissa.startsWith("-");
   const digits = mantissa.replace("-", "").replace(".", "");
   let out: string;
-  if (exp >= -5 && exp < 16) {
+  if (exp >= -4 && exp < 16) {
     if (exp >= 0) {
       const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
       const frac = digits.slice(exp + 1);

@@ -17,12 +17,13 @@ import {
 import { PyIterator, PyRange, PySet } from "./types.js";
 import { bindParams } from "./args.js";
 import {
-  binaryOp, callValue, compareOp, contains, delItem, getItem, inplaceOp, isOp, iterate, keyOf, overflow, setItem, toArray, truthy, typeName, unaryOp,
+  binaryOp, callValue, compareOp, dictSet, contains, delItem, getItem, inplaceOp, isOp, iterate, keyOf, overflow, setItem, toArray, truthy, typeName, unaryOp,
 } from "./operators.js";
 import { delAttribute, getAttribute, setAttribute } from "./methods.js";
 import { formatValue, pyRepr, pyStr } from "./format.js";
 import { builtinNamespace } from "./builtins.js";
 import { recordTraceback } from "./python-errors.js";
+import { FutureFeature } from "./types.js";
 
 const NORMAL = 0, BREAK = 1, CONTINUE = 2, RETURN = 3;
 type Completion = typeof NORMAL | typeof BREAK | typeof CONTINUE | typeof RETURN;
@@ -322,6 +323,10 @@ export class Interpreter implements FunctionRunner {
     const params: FunctionParam[] = s.params.map((p) => ({ name: p.name, kind: p.kind, default: p.default ? this.eval(p.default, scope) : undefined }));
     const fn = new PyFunction(s.name, params, this.site(s), { body: s.body, scope: s.scope, unsupported: s.unsupported }, scope, s.doc, this);
     fn.decorators = decorators;
+    if (!(scope.globals.get("annotations") instanceof FutureFeature)) {
+      for (const p of s.params) if (p.annotation) fn.annotations.set(p.name, this.eval(p.annotation, scope));
+      if (s.returns) fn.annotations.set("return", this.eval(s.returns, scope));
+    }
     let v: PyValue = fn;
     for (let i = decorators.length - 1; i >= 0; i--) v = callValue(decorators[i], [v], new Map(), this.ctx(s.decorators[i]));
     return v;
@@ -501,7 +506,7 @@ export class Interpreter implements FunctionRunner {
             for (const [key, entry] of v.entries) d.entries.set(key, entry);
           } else {
             const kv = this.eval(k, scope);
-            d.entries.set(keyOf(kv), [kv, v]);
+            dictSet(d, kv, v);
           }
         }
         return d;
@@ -610,7 +615,7 @@ export class Interpreter implements FunctionRunner {
         for (const cond of g.ifs) if (!this.test(cond, inner)) { keep = false; break; }
         if (!keep) continue;
         if (level + 1 < gens.length) run(level + 1);
-        else if (dict) { const k = this.eval(e.elt, inner); dict.entries.set(keyOf(k), [k, this.eval(e.value!, inner)]); }
+        else if (dict) { const k = this.eval(e.elt, inner); dictSet(dict, k, this.eval(e.value!, inner)); }
         else out.push(this.eval(e.elt, inner));
       }
     };

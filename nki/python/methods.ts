@@ -6,9 +6,9 @@ import {
 } from "./values.js";
 import { PyRange, PySet } from "./types.js";
 import { bindArgs } from "./args.js";
-import { callValue, compareOp, getItem, iterate, keyOf, pyEquals, toArray, truthy, typeName } from "./operators.js";
+import { callValue, compareOp, getItem, iterate, keyOf, pyEquals, toArray, truthy, typeName, dictSet } from "./operators.js";
 import { formatValue, pyRepr, pyStr } from "./format.js";
-import { PyClass, PyInstance } from "./objects.js";
+import { PyClass, PyInstance, raiseWith } from "./objects.js";
 
 type Method = (self: PyValue, args: PyValue[], kwargs: Map<string, PyValue>, ctx: CallContext) => PyValue;
 
@@ -163,12 +163,12 @@ const tupleMethods: Record<string, Method> = {
 
 function dictUpdate(d: PyDict, args: PyValue[], kw: Map<string, PyValue>, ctx: CallContext): void {
   const [other] = args;
-  if (other instanceof PyDict) for (const [k, e] of other.entries) d.entries.set(k, e);
+  if (other instanceof PyDict) for (const [k, v] of other.entries.values()) dictSet(d, k, v);
   else if (other !== undefined) for (const pair of iterate(other, ctx)) {
     const [k, v] = toArray(pair, ctx);
-    d.entries.set(keyOf(k), [k, v]);
+    dictSet(d, k, v);
   }
-  for (const [k, v] of kw) d.entries.set(keyOf(k), [k, v]);
+  for (const [k, v] of kw) dictSet(d, k, v);
 }
 export { dictUpdate };
 
@@ -189,7 +189,7 @@ const dictMethods: Record<string, Method> = {
     const key = keyOf(k), e = (d as PyDict).entries.get(key);
     if (e) { (d as PyDict).entries.delete(key); return e[1]; }
     if (dflt !== undefined) return dflt;
-    throw new PyException("KeyError", pyRepr(k));
+    throw raiseWith("KeyError", [k], pyRepr(k));
   },
   popitem: (d) => {
     const last = [...(d as PyDict).entries].pop();
@@ -211,7 +211,7 @@ export { setOf };
 const setMethods: Record<string, Method> = {
   add: (s, [x]) => { (s as PySet).items.set(keyOf(x), x); return null; },
   discard: (s, [x]) => { (s as PySet).items.delete(keyOf(x)); return null; },
-  remove: (s, [x]) => { if (!(s as PySet).items.delete(keyOf(x))) throw new PyException("KeyError", pyRepr(x)); return null; },
+  remove: (s, [x]) => { if (!(s as PySet).items.delete(keyOf(x))) throw raiseWith("KeyError", [x], pyRepr(x)); return null; },
   update: (s, args, _k, ctx) => { for (const a of args) for (const x of iterate(a, ctx)) (s as PySet).items.set(keyOf(x), x); return null; },
   union: (s, args, _k, ctx) => { const out = setOf(s, ctx); for (const a of args) for (const x of iterate(a, ctx)) out.items.set(keyOf(x), x); return out; },
   intersection: (s, [o], _k, ctx) => { const other = setOf(o, ctx); const out = new PySet(); for (const [k, v] of (s as PySet).items) if (other.items.has(k)) out.items.set(k, v); return out; },
@@ -254,7 +254,7 @@ function dataAttribute(v: PyValue, name: string): PyValue | undefined {
 
 /** getattr(v, name); undefined when there is no such attribute. */
 export function lookupAttribute(v: PyValue, name: string, ctx: CallContext): PyValue | undefined {
-  if (v instanceof HostObject) {
+  if (v instanceof HostObject && !(v instanceof PySet)) {
     const r = v.getAttr ? v.getAttr(name, ctx) : undefined;
     if (r !== undefined) return r;
     if (name === "__class__" || name === "__name__") return undefined;

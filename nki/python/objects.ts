@@ -4,7 +4,7 @@
 import type { Expr, Param, ScopeInfo, Stmt } from "./ast.js";
 import type { Scope } from "./scope.js";
 import {
-  HostObject, NativeFunction, NotImplemented, PyException, PyTuple,
+  HostObject, NativeFunction, NotImplemented, PyDict, PyException, PyTuple,
   type BinaryOperator, type CallContext, type CompareOperator, type PyNotImplemented, type PyValue, type SourceSite, type UnaryOperator,
 } from "./values.js";
 
@@ -35,6 +35,8 @@ export class PyFunction extends HostObject {
   /** The class whose body defined this function (for super()). */
   ownerClass: PyClass | null = null;
   readonly attrs = new Map<string, PyValue>();
+  /** Parameter annotations (and "return"), evaluated when the def ran; empty under `from __future__ import annotations`. */
+  annotations = new Map<string, PyValue>();
 
   constructor(
     readonly name: string,
@@ -53,6 +55,11 @@ export class PyFunction extends HostObject {
   override getAttr(name: string): PyValue | undefined {
     if (name === "__name__" || name === "__qualname__") return this.name;
     if (name === "__doc__") return this.doc;
+    if (name === "__annotations__") {
+      const d = new PyDict();
+      for (const [k, v] of this.annotations) d.entries.set(`s${k}`, [k, v]);
+      return d;
+    }
     if (name === "__module__") return this.closure.globals.get("__name__") ?? null;
     return this.attrs.get(name);
   }
@@ -371,4 +378,11 @@ export function exceptionInstance(e: PyException): PyInstance {
 
 export function isExceptionClass(v: PyValue): v is PyClass {
   return v instanceof PyClass && v.isSubclassOf(BaseExceptionClass);
+}
+
+/** A PyException carrying its instance (KeyError(key): str() is repr(key), e.args is (key,)). */
+export function raiseWith(pyType: string, args: PyValue[], message: string): PyException {
+  const inst = new PyInstance(exceptionClassFor(pyType));
+  inst.attrs.set("args", new PyTuple(args));
+  return new PyException(pyType, message, undefined, inst);
 }

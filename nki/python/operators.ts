@@ -8,8 +8,8 @@ import {
   type BinaryOperator, type CallContext, type CompareOperator, type PyValue, type UnaryOperator,
 } from "./values.js";
 import { PyHostType, PyIterator, PyRange, PySet } from "./types.js";
-import { objectId, PyClass, PyFunction, PyInstance, reflectedCompare } from "./objects.js";
-import { floatRepr, percentFormat } from "./format.js";
+import { objectId, PyClass, PyFunction, PyInstance, raiseWith, reflectedCompare } from "./objects.js";
+import { percentFormat, pyRepr } from "./format.js";
 
 /** type(v).__name__ */
 export function typeName(v: PyValue): string {
@@ -118,6 +118,13 @@ function toNum(v: PyValue): number | undefined {
   if (typeof v === "boolean") return v ? 1 : 0;
   if (v instanceof PyFloat) return v.value;
   return undefined;
+}
+
+/** d[k] = v; an equal key already present keeps its original object ({1: a} then d[1.0] = b gives {1: b}). */
+export function dictSet(d: PyDict, k: PyValue, v: PyValue): void {
+  const key = keyOf(k);
+  const e = d.entries.get(key);
+  d.entries.set(key, [e ? e[0] : k, v]);
 }
 
 // ---------------------------------------------------------------- arithmetic
@@ -483,14 +490,13 @@ export function getItem(obj: PyValue, key: PyValue, ctx: CallContext): PyValue {
   }
   if (obj instanceof PyDict) {
     const e = obj.entries.get(keyOf(key));
-    if (!e) throw new PyException("KeyError", formatKey(key), undefined);
+    if (!e) throw raiseWith("KeyError", [key], formatKey(key));
     return e[1];
   }
   if (obj instanceof PyRange) {
     if (key instanceof PySlice) {
-      const { start, step, count } = sliceIndices(key, obj.length);
-      const first = obj.at(start), st = obj.step * step;
-      return new PyRange(first, first + count * st, st);
+      const { start, stop, step } = sliceIndices(key, obj.length);
+      return new PyRange(obj.start + start * obj.step, obj.start + stop * obj.step, obj.step * step);
     }
     return obj.at(normIndex(asIndex(key, "range object"), obj.length, "range object"));
   }
@@ -499,11 +505,7 @@ export function getItem(obj: PyValue, key: PyValue, ctx: CallContext): PyValue {
   throw new PyException("TypeError", `'${typeName(obj)}' object is not subscriptable`);
 }
 
-function formatKey(key: PyValue): string {
-  if (typeof key === "string") return `'${key}'`;
-  if (key instanceof PyFloat) return floatRepr(key.value);
-  return typeof key === "number" ? String(key) : typeName(key);
-}
+function formatKey(key: PyValue): string { return pyRepr(key); }
 
 export function setItem(obj: PyValue, key: PyValue, value: PyValue, ctx: CallContext): void {
   if (obj instanceof PyList) {
@@ -518,7 +520,7 @@ export function setItem(obj: PyValue, key: PyValue, value: PyValue, ctx: CallCon
     obj.items[normIndex(asIndex(key, "list"), obj.items.length, "list assignment")] = value;
     return;
   }
-  if (obj instanceof PyDict) { obj.entries.set(keyOf(key), [key, value]); return; }
+  if (obj instanceof PyDict) { dictSet(obj, key, value); return; }
   if (obj instanceof HostObject && obj.setItem) { obj.setItem(key, value, ctx); return; }
   throw new PyException("TypeError", `'${typeName(obj)}' object does not support item assignment`);
 }
@@ -536,7 +538,7 @@ export function delItem(obj: PyValue, key: PyValue, ctx: CallContext): void {
     return;
   }
   if (obj instanceof PyDict) {
-    if (!obj.entries.delete(keyOf(key))) throw new PyException("KeyError", formatKey(key));
+    if (!obj.entries.delete(keyOf(key))) throw raiseWith("KeyError", [key], formatKey(key));
     return;
   }
   if (obj instanceof PyInstance) { const m = obj.method("__delitem__"); if (m) { m.call!([key], new Map(), ctx); return; } }

@@ -40,7 +40,7 @@ class Converter {
   module(): Module {
     const tree = parser.parse(this.src);
     let bad: SyntaxNode | null = null;
-    tree.iterate({ enter: (n) => { if (bad) return false; if (n.type.isError) { bad = n.node; return false; } return undefined; } });
+    tree.iterate({ enter: (n) => { if (bad) return false; if (n.type.isError && !tolerated(n.node)) { bad = n.node; return false; } return undefined; } });
     if (bad) this.syntaxError(bad);
     const top = tree.topNode;
     return { file: this.file, source: this.src, body: this.statements(kids(top)) };
@@ -204,7 +204,8 @@ class Converter {
     let level = 0;
     const module: string[] = [];
     for (const t of k.slice(1, importAt)) {
-      if (t.name === ".") level++;
+      // leading dots are the relative level; dots after the first name separate its parts
+      if (t.name === "." && module.length === 0) level++;
       else if (t.name === "Ellipsis") level += 3;
       else if (t.name === "VariableName") module.push(this.text(t));
     }
@@ -268,10 +269,12 @@ class Converter {
 
   private functionDef(n: SyntaxNode, decorators: Expr[]): Stmt {
     const k = kids(n);
-    const p = this.pos(decorators.length ? k[0].from : n.from);
+    const p = this.pos(n.from); // the def line (decorators above it have their own sites)
     const isAsync = k[0].name === "async";
     const name = this.text(k.find((c) => c.name === "VariableName")!);
     const params = this.params(k.find((c) => c.name === "ParamList")!);
+    const returnsNode = k.find((c) => c.name === "TypeDef");
+    const returns = returnsNode ? this.typeDef(returnsNode) : null;
     this.yieldSeen.push(false);
     const bodyNode = k.find((c) => c.name === "Body");
     const body = this.body(bodyNode);
@@ -279,7 +282,12 @@ class Converter {
     const first = body[0];
     const doc = first && first.kind === "Expr" && first.value.kind === "Const" && typeof first.value.value === "string" ? first.value.value : null;
     const unsupported = isAsync ? "async def" : hasYield ? "a generator function (yield)" : k.some((c) => c.name === "TypeParamList") ? "type parameters" : null;
-    return { ...p, kind: "FunctionDef", name, params, body, decorators, scope: analyzeFunction(params, body), doc, unsupported };
+    return { ...p, kind: "FunctionDef", name, params, returns, body, decorators, scope: analyzeFunction(params, body), doc, unsupported };
+  }
+
+  private typeDef(t: SyntaxNode): Expr | null {
+    const e = kids(t).filter((c) => c.name !== ":" && c.name !== "->")[0];
+    return e ? this.expr(e) : null;
   }
 
   private classDef(n: SyntaxNode, decorators: Expr[]): Stmt {
@@ -299,14 +307,15 @@ class Converter {
     const out: Param[] = [];
     let kind: Param["kind"] = "pos";
     let pending: { name: string; kind: Param["kind"] } | null = null;
-    let def: Expr | null = null;
+    let def: Expr | null = null, annotation: Expr | null = null;
     let afterStar = false;
-    const flush = () => { if (pending) out.push({ name: pending.name, kind: pending.kind, default: def }); pending = null; def = null; };
+    const flush = () => { if (pending) out.push({ name: pending.name, kind: pending.kind, default: def, annotation }); pending = null; def = null; annotation = null; };
     const tokens = kids(list);
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i];
       switch (t.name) {
-        case "(": case ")": case "TypeDef": break;
+        case "(": case ")": break;
+        case "TypeDef": annotation = this.typeDef(t); break;
         case ",": flush(); kind = afterStar ? "kwonly" : "pos"; break;
         case "*": afterStar = true; kind = "vararg"; break;
         case "**": kind = "kwarg"; break;
@@ -383,6 +392,7 @@ class Converter {
       }
       case "MemberExpression": {
         const k = kids(n);
+        if (isTrailingDotFloat(n)) return { ...p, kind: "Const", value: pyFloat(Number(this.text(k[0]).replace(/_/g, ""))) };
         const obj = this.expr(k[0]);
         if (k[1].name === ".") return { ...p, kind: "Attribute", obj, name: this.text(k[2]) };
         return { ...p, kind: "Subscript", obj, index: this.subscript(k.slice(2, -1), p) };
@@ -577,6 +587,22 @@ class Converter {
     }
     return { ...p, kind: "BinOp", op: opText as BinOpName, left: this.expr(left), right };
   }
+}
+
+/** `2.` (a float with nothing after the point): lezer reads it as member access missing its name. */
+function isTrailingDotFloat(member: SyntaxNode): boolean {
+  const num = member.firstChild, dot = num?.nextSibling;
+  if (!num || !dot || num.name !== "Number" || dot.name !== "." || num.to !== dot.from) return false;
+  const after = dot.nextSibling;
+  return !after || (after.type.isError && after.from === after.to);
+}
+
+/** lezer error nodes that stand for valid Python lezer's grammar lacks: `2.` and a bare `yield`. */
+function tolerated(err: SyntaxNode): boolean {
+  const parent = err.parent;
+  if (!parent || err.from !== err.to) return false;
+  if (parent.name === "MemberExpression") return isTrailingDotFloat(parent);
+  return parent.name === "YieldStatement" || parent.name === "YieldExpression";
 }
 
 function kids(n: SyntaxNode): SyntaxNode[] {

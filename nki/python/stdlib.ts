@@ -7,7 +7,7 @@ import {
 } from "./values.js";
 import { registerNativeModule } from "./modules.js";
 import { NativeMethod, PyClass, PyFunction } from "./objects.js";
-import { PyIterator } from "./types.js";
+import { FutureFeature, PyIterator } from "./types.js";
 import { bindArgs } from "./args.js";
 import { binaryOp, callValue, compareOp, intFromBig, iterate, keyOf, pyEquals, toArray, truthy, typeName } from "./operators.js";
 import { toFloat, toInt } from "./builtins.js";
@@ -305,7 +305,14 @@ registerNativeModule("itertools", () => module("itertools", {
   }),
 }));
 
-// ---------------------------------------------------------------- warnings, copy
+// ---------------------------------------------------------------- __future__, warnings, copy
+
+registerNativeModule("__future__", () => {
+  const features: Record<string, PyValue> = {};
+  for (const f of ["annotations", "division", "print_function", "absolute_import", "unicode_literals", "generators", "nested_scopes", "with_statement"]) features[f] = new FutureFeature(f);
+  return module("__future__", features);
+});
+
 
 registerNativeModule("warnings", () => module("warnings", {
   warn: fn("warn", (args) => { output().warn(String(args[0] instanceof HostObject ? pyRepr(args[0]) : args[0])); return null; }),

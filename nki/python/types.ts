@@ -65,3 +65,10 @@ export class PyHostType extends HostObject {
   override repr(): string { return `<class '${this.name}'>`; }
   override hashKey(): string { return `type:${this.name}`; }
 }
+
+/** A `from __future__ import x` feature (annotations, division, print_function, ...). */
+export class FutureFeature extends HostObject {
+  readonly typeName = "_Feature";
+  constructor(readonly name: string) { super(); }
+  override repr(): string { return `_Feature('${this.name}')`; }
+}
