@@ -8,7 +8,7 @@ import type { Operand, BinaryOp, UnaryOp, ReduceOp } from "../machine/engine.js"
 import { NkiArray } from "../machine/tile.js";
 import { currentRun } from "../machine/kernel-run.js";
 import { float32, promote, bool_, uint8, type NkiDType } from "../machine/nki-dtype.js";
-import { operand, broadcastShapes, checkUninit, shapeError, type InputUse } from "../machine/instructions.js";
+import { operand, broadcastShapes, alignedShapes, checkUninit, shapeError, type InputUse } from "../machine/instructions.js";
 import { checkAccess, fullBox, type Box } from "../machine/access.js";
 import { MaskExpr, maskBox } from "../machine/index-expr.js";
 import { atSite, errorDetails } from "../machine/site.js";
@@ -95,7 +95,7 @@ export function binaryOp(instruction: string, op: string, x: PyValue, y: PyValue
   const arrays = [xa, ya].filter((a): a is NkiArray => a !== null);
   const outDType = dtype ?? (dest.out ? dest.out.dtype : resultDType([x, y]));
   checkOpDType(op, instruction, arrays, outDType, ctx);
-  const shape = dest.out ? [...dest.out.shape] : broadcastShapes(arrays.map((a) => a.shape), instruction, ctx);
+  const shape = dest.out ? [...dest.out.shape] : broadcastShapes(alignedShapes(arrays), instruction, ctx);
   const out = destination(shape, outDType, ctx, dest);
   const box = boxOf(mask, out.shape, ctx);
   const outOp = operand(out, out.shape, box, instruction, ctx);
@@ -134,9 +134,9 @@ export function copyInto(instruction: string, dst: NkiArray, src: PyValue, mask:
     return;
   }
   const a = arrayArg(src, "value", instruction, ctx);
-  if (a.numel === dst.numel && !sameShapeModuloOnes(a.shape, dst.shape)) {
-    // Same elements in another arrangement (a [128, 1, 512] tile into a [128, 512] view): copy element
-    // for element in row-major order, as NKI's stores of a tile into a tensor view of equal size do.
+  if (a.numel === dst.numel && !sameShape(a.shape, dst.shape) && (a.shape.length !== dst.shape.length || sameShapeModuloOnes(a.shape, dst.shape))) {
+    // The same elements in another arrangement (a [128] reduction into a [128, 1] view, a [128, 1, 512]
+    // tile into [128, 512]): copied element for element in row-major order, as NKI's stores do.
     const flat = reshapedView(a, dst.shape, instruction, ctx);
     const srcOp = operand(flat, dst.shape, box, instruction, ctx);
     checkUninit(tileEngine().unary("copy", outOp, srcOp), instruction, [{ array: flat, op: srcOp }], ctx);
@@ -144,6 +144,10 @@ export function copyInto(instruction: string, dst: NkiArray, src: PyValue, mask:
   }
   const srcOp = operand(a, dst.shape, box, instruction, ctx);
   checkUninit(tileEngine().unary("copy", outOp, srcOp), instruction, [{ array: a, op: srcOp }], ctx);
+}
+
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((n, k) => n === b[k]);
 }
 
 function sameShapeModuloOnes(a: readonly number[], b: readonly number[]): boolean {

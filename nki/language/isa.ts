@@ -12,7 +12,7 @@ import { fullBox } from "../machine/access.js";
 import { atSite, errorDetails } from "../machine/site.js";
 import { native, intsArg, shapeArg, typeName, type Bound } from "./args.js";
 import { dtypeArg, requiredDType } from "./dtype-arg.js";
-import { arrayArg, binaryOp, boxOf, copyInto, fillView, newTile, reduceOp, scalarOf, unaryOp } from "./compute.js";
+import { arrayArg, binaryOp, boxOf, copyInto, fillView, newTile, reduceOp, reshapedView, scalarOf, unaryOp } from "./compute.js";
 import { OP_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
 import { enumNamespace, EnumValue } from "./constants.js";
 import { transpose } from "./nl-memory.js";
@@ -87,8 +87,10 @@ function activation(instr: string, a: Bound, dest: NkiArray | null, ctx: CallCon
   const out = dest ?? newTile(data.shape, dtypeArg(a.dtype, ctx) ?? data.dtype, ctx);
   const bias = a.bias === null || a.bias === undefined ? undefined : scalarOrTile(a.bias, out.shape, instr, ctx, used);
   const scale = scalarOf(a.scale ?? 1);
-  if (scale === undefined) throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `${instr}: scale must be a number here${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
-  return unaryOp(instr, op, data, out.dtype, a.mask ?? null, ctx, { out }, { scale, bias }, used);
+  if (scale !== undefined) return unaryOp(instr, op, data, out.dtype, a.mask ?? null, ctx, { out }, { scale, bias }, used);
+  // A per-partition scale tile: data * scale first (rounded to float32, as ScalarE rounds each step).
+  const scaled = binaryOp(instr, "multiply", data, arrayArg(a.scale, "scale", instr, ctx), float32, a.mask ?? null, ctx) as NkiArray;
+  return unaryOp(instr, op, scaled, out.dtype, a.mask ?? null, ctx, { out }, { bias }, [null, ...used]);
 }
 
 function tensorReduce(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {
@@ -167,6 +169,8 @@ export function makeLegacyIsa(): Map<string, PyValue> {
     (a, ctx) => activation("nisa.activation", a, null, ctx));
   set("tensor_reduce", [["op"], ["data"], ["axis"], ["mask", null], ["dtype", null], ["negate", false], ["keepdims", false]], (a, ctx) => tensorReduce("nisa.tensor_reduce", a, null, ctx));
   set("tensor_partition_reduce", [["op"], ["data"], ["mask", null], ["dtype", null]], (a, ctx) => partitionReduce("nisa.tensor_partition_reduce", a, null, ctx));
+  set("tensor_tensor_scan", [["data0"], ["data1"], ["initial"], ["op0"], ["op1"], ["reverse0", false], ["reverse1", false], ["dtype", null], ["mask", null]],
+    (a, ctx) => tensorTensorScan("nisa.tensor_tensor_scan", a, null, ctx));
   set("reciprocal", [["data"], ["dtype", null], ["mask", null]], (a, ctx) => unaryOp("nisa.reciprocal", "reciprocal", a.data, dtypeArg(a.dtype, ctx), a.mask, ctx));
   set("nc_matmul", [["stationary"], ["moving"], ["is_stationary_onezero", false], ["is_moving_onezero", false], ["mask", null], ["is_transpose", false], ["tile_position", null], ["tile_size", null], ["perf_mode", null]], (a, ctx) =>
     matmul("nisa.nc_matmul", arrayArg(a.stationary, "stationary", "nisa.nc_matmul", ctx), arrayArg(a.moving, "moving", "nisa.nc_matmul", ctx), null, false, ctx));
@@ -192,6 +196,38 @@ export function makeLegacyIsa(): Map<string, PyValue> {
   });
   addEnums(m);
   return m;
+}
+
+/**
+ * tensor_tensor_scan along the free axis: out[:, i] = op1(op0(data0[:, i], out[:, i-1]), data1[:, i]),
+ * out[:, -1] = initial. One engine instruction per column (a tensor_scalar whose scalars are the
+ * previous column and data1's column), as the recurrence runs column after column on VectorE too.
+ */
+function tensorTensorScan(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {
+  const d0 = arrayArg(a.data0, "data0", instr, ctx), d1 = arrayArg(a.data1, "data1", instr, ctx);
+  const rev = (op: string, r: PyValue) => (r === true ? REVERSED[op] ?? op : op);
+  const op0 = rev(opArg(a.op0, instr, ctx).op, a.reverse0) as BinaryOp, op1 = rev(opArg(a.op1, instr, ctx).op, a.reverse1) as BinaryOp;
+  const out = dest ?? newTile(d0.shape, dtypeArg(a.dtype, ctx) ?? d0.dtype, ctx);
+  const P = d0.shape[0], F = d0.numel / Math.max(1, P);
+  const flat = (t: NkiArray, what: string) => (t.shape.length === 2 ? t : reshapedView(t, [P, F], `${instr} (${what})`, ctx));
+  const x0 = flat(d0, "data0"), x1 = flat(d1, "data1"), o = flat(out, "dst");
+  const col = (t: NkiArray, i: number) => t.view(t.offset + i * t.strides[1], [P, 1], [t.strides[0], 0], t.checks.map((c) => ({ ...c, off: c.off + i * c.coeffs[1] })));
+  const initial = scalarOf(a.initial);
+  const box = fullBox([P, 1]);
+  for (let i = 0; i < F; i++) {
+    const used: (InputUse | null)[] = [];
+    const c0 = col(x0, i), c1 = col(x1, i);
+    const a0 = operand(c0, [P, 1], box, instr, ctx);
+    used.push({ array: c0, op: a0 });
+    let prev: Operand | number;
+    if (i > 0) { const p = col(o, i - 1); prev = operand(p, [P, 1], box, instr, ctx); used.push({ array: p, op: prev }); }
+    else prev = initial ?? scalarOrTile(a.initial, [P, 1], instr, ctx, used);
+    if (typeof prev === "number") used.push(null);
+    const b1 = operand(c1, [P, 1], box, instr, ctx);
+    used.push({ array: c1, op: b1 });
+    checkUninit(tileEngine().tensorScalar(operand(col(o, i), [P, 1], box, instr, ctx), a0, op0, prev, op1, b1), instr, used, ctx);
+  }
+  return out;
 }
 
 function partitionReduce(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {
@@ -260,6 +296,8 @@ export function makeCurrentIsa(): Map<string, PyValue> {
     (a, ctx) => { activation("nisa.activation", a, dst(a, "nisa.activation", ctx), ctx); return null; });
   set("tensor_reduce", [["dst"], ["op"], ["data"], ["axis"], ["negate", false], ["keepdims", false], ["name", null]],
     (a, ctx) => { tensorReduce("nisa.tensor_reduce", a, dst(a, "nisa.tensor_reduce", ctx), ctx); return null; });
+  set("tensor_tensor_scan", [["dst"], ["data0"], ["data1"], ["initial"], ["op0"], ["op1"], ["reverse0", false], ["reverse1", false], ["name", null]],
+    (a, ctx) => { tensorTensorScan("nisa.tensor_tensor_scan", a, dst(a, "nisa.tensor_tensor_scan", ctx), ctx); return null; });
   set("tensor_partition_reduce", [["dst"], ["op"], ["data"], ["name", null]], (a, ctx) => { partitionReduce("nisa.tensor_partition_reduce", a, dst(a, "nisa.tensor_partition_reduce", ctx), ctx); return null; });
   set("reciprocal", [["dst"], ["data"], ["name", null]], (a, ctx) => { unaryOp("nisa.reciprocal", "reciprocal", a.data, null, null, ctx, { out: dst(a, "nisa.reciprocal", ctx) }); return null; });
   set("nc_matmul", [["dst"], ["stationary"], ["moving"], ["is_stationary_onezero", false], ["is_moving_onezero", false], ["is_transpose", false], ["accumulate", null], ["tile_position", null], ["tile_size", null], ["perf_mode", null], ["name", null]], (a, ctx) => {

@@ -72,6 +72,9 @@ export function makeControlFunctions(): Map<string, PyValue> {
   out.set("mgrid", new GridMaker(false));
   out.set("ogrid", new GridMaker(true));
   out.set("ds", native("nl.ds", [["start"], ["size"]], (a, ctx) => new DynSlice(intArg(a.start, "start", ctx), intArg(a.size, "size", ctx))));
+  // nl.spmd_dim(n, nl.nc(2)) maps a grid dimension onto NeuronCores: the grid is n here either way.
+  out.set("spmd_dim", native("nl.spmd_dim", [["size"], ["*rest"]], (a, ctx) => intArg(a.size, "size", ctx)));
+  out.set("nc", native("nl.nc", [["n"]], (a, ctx) => intArg(a.n, "n", ctx)));
   out.set("par_dim", native("nl.par_dim", [["size"]], (a, ctx) => new ParDim(intArg(a.size, "size", ctx))));
   return out;
 }

@@ -5,7 +5,7 @@ import { NkiDTypeError, TileShapeError } from "../../host/checks/errors.js";
 import { tileEngine, type Operand } from "../machine/engine.js";
 import type { NkiArray } from "../machine/tile.js";
 import { float32, type NkiDType } from "../machine/nki-dtype.js";
-import { operand, checkUninit, broadcastShapes, type InputUse } from "../machine/instructions.js";
+import { operand, checkUninit, broadcastShapes, alignedShapes, type InputUse } from "../machine/instructions.js";
 import { currentRun } from "../machine/kernel-run.js";
 import { atSite, errorDetails } from "../machine/site.js";
 import { native, intsArg } from "./args.js";
@@ -79,7 +79,7 @@ export function where(condition: PyValue, x: PyValue, y: PyValue, dtype: NkiDTyp
   const instr = "nl.where";
   const cond = arrayArg(condition, "condition", instr, ctx);
   const tiles = [cond, x, y].filter((v): v is NkiArray => typeof v === "object" && v !== null && "storage" in (v as object)) as NkiArray[];
-  const shape = broadcastShapes(tiles.map((t) => t.shape), instr, ctx);
+  const shape = broadcastShapes(alignedShapes(tiles), instr, ctx);
   const out = newTile(shape, dtype ?? resultDType([x, y]), ctx);
   const box = boxOf(mask, shape, ctx);
   const used: (InputUse | null)[] = [];

@@ -2,13 +2,13 @@
 // `t[...] = v` a copy into the view (a store when the view is in HBM), `psum += nl.matmul(...)` an
 // add into the tile itself; `t[i]` a view; `t.reshape(...)` a view of another shape.
 import {
-  NativeFunction, NotImplemented, PyException,
+  NativeFunction, NotImplemented, PyException, PyTuple,
   type BinaryOperator, type CallContext, type CompareOperator, type PyNotImplemented, type PyValue, type UnaryOperator,
 } from "../python/values.js";
 import { setArrayOperators, NkiArray } from "../machine/tile.js";
 import { subscript } from "../machine/access.js";
 import { shapeArg } from "./args.js";
-import { binaryOp, copyInto, reshapedView, scalarOf, unaryOp } from "./compute.js";
+import { binaryOp, copyInto, newTile, reshapedView, scalarOf, unaryOp } from "./compute.js";
 import { NkiDTypeError } from "../../host/checks/errors.js";
 
 const BINARY: Partial<Record<BinaryOperator, [string, string]>> = {
@@ -66,10 +66,17 @@ export function installArrayOperators(): void {
       switch (name) {
         case "reshape":
           return new NativeFunction("reshape", (args, _kw, ctx) => {
-            const shape = shapeArg(args.length === 1 ? args[0] : ({ items: args } as never), "shape", ctx);
+            const shape = shapeArg(args.length === 1 ? args[0] : new PyTuple(args), "shape", ctx);
             return reshapedView(a, shape, "reshape", ctx);
           });
         case "buffer": return a.storage.kind;
+        case "broadcast_to":
+          return new NativeFunction("broadcast_to", (args, _kw, ctx) => {
+            const shape = shapeArg(args.length === 1 ? args[0] : new PyTuple(args), "shape", ctx);
+            const t = newTile(shape, a.dtype, ctx);
+            copyInto("broadcast_to", t, a, null, ctx);
+            return t;
+          });
         case "T":
           if (a.shape.length !== 2) throw new PyException("ValueError", ".T needs a 2-D tile");
           return a.view(a.offset, [a.shape[1], a.shape[0]], [a.strides[1], a.strides[0]], a.checks.map((c) => ({ ...c, coeffs: [c.coeffs[1], c.coeffs[0]] })));

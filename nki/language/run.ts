@@ -1,7 +1,7 @@
 // The language's API for the host: find a kernel in a loaded file and launch it with gpsimd tensors.
 // Tensors become HBM tensors named by the kernel's parameters; the returned HBM tensors become gpsimd
 // tensors again. Every SPMD instance runs in order on this thread, then the launch-end checks.
-import { PyFloat, PyTuple, PyList, type PyValue } from "../python/values.js";
+import { HostObject, PyFloat, PyTuple, PyList, type PyValue } from "../python/values.js";
 import { PyFunction } from "../python/objects.js";
 import type { Program } from "../python/index.js";
 import { Tensor } from "../../host/device/tensor.js";
@@ -61,7 +61,7 @@ function toPython(v: unknown, name: string | undefined): PyValue {
   if (typeof v === "boolean" || typeof v === "string" || v === null) return v;
   if (v === undefined) return null;
   if (Array.isArray(v)) return new PyTuple(v.map((x) => toPython(x, undefined)));
-  if (v instanceof PyFloat || v instanceof PyTuple || v instanceof PyList || v instanceof NkiArray) return v;
+  if (v instanceof PyFloat || v instanceof PyTuple || v instanceof PyList || v instanceof HostObject) return v; // Python values passed through (np.add as an op)
   throw new ArgumentError("E_NKI_ARGUMENT", `a kernel argument must be a gpsimd Tensor, a number, a bigint, a boolean, a string or an array of them; got ${Object.prototype.toString.call(v)}`);
 }
 

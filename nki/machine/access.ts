@@ -6,7 +6,7 @@
 // which the bounds checks (run by the instruction, see checkAccess) report.
 import { HostObject, PyException, PySlice, PyTuple, Ellipsis, type CallContext, type PyValue } from "../python/values.js";
 import { HbmAccessError, NkiSyntaxError, TileShapeError } from "../../host/checks/errors.js";
-import { IndexExpr, asInt } from "./index-expr.js";
+import { IndexExpr, IndexGrid, asInt } from "./index-expr.js";
 import type { DimCheck, NkiArray } from "./tile.js";
 import { atSite, errorDetails } from "./site.js";
 
@@ -63,7 +63,7 @@ function toItem(v: PyValue, size: number, ctx: CallContext): Item {
 
 /** a[key]: the view key selects from `a` (checks are recorded, run later by checkAccess). */
 export function subscript(a: NkiArray, key: PyValue, ctx: CallContext): NkiArray {
-  const raw = key instanceof PyTuple ? [...key.items] : [key];
+  const raw = key instanceof PyTuple ? [...key.items] : key instanceof IndexGrid ? [...key.exprs] : [key];
   const consuming = raw.filter((k) => k !== null && k !== Ellipsis).length;
   if (raw.filter((k) => k === Ellipsis).length > 1) throw new PyException("IndexError", "an index can only have a single ellipsis ('...')", ctx.site);
   if (consuming > a.shape.length) {

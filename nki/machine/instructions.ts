@@ -40,6 +40,7 @@ export function shapeError(instruction: string, why: string, ctx: CallContext, d
 export function operand(a: NkiArray, outShape: readonly number[], box: Box, instruction: string, ctx: CallContext, dtype?: EngineDType): Operand {
   const rank = outShape.length;
   if (a.shape.length > rank) throw shapeError(instruction, `an operand of shape (${a.shape.join(", ")}) does not fit the output shape (${outShape.join(", ")})`, ctx);
+  if (a.shape.length < rank && a.shape.length > 0 && !a.storage.isHbm) a = partitionAligned(a, rank);
   const pad = rank - a.shape.length;
   const lo: number[] = [], hi: number[] = [];
   const strides: number[] = [];
@@ -67,6 +68,25 @@ export function operand(a: NkiArray, outShape: readonly number[], box: Box, inst
     strides,
     init: s.initAddr === 0 ? 0 : s.initAddr + first,
   };
+}
+
+/**
+ * A tile of lower rank seen with `rank` axes: its first axis stays the partition axis and size-1 axes
+ * are inserted after it (a [128] tile is 128 partitions of one element, so it broadcasts along the
+ * free axes of a [128, 512] one), where numpy would align it with the last axis.
+ */
+export function partitionAligned(a: NkiArray, rank: number): NkiArray {
+  const extra = rank - a.shape.length;
+  if (extra <= 0 || a.shape.length === 0 || a.storage.isHbm) return a;
+  const ones = new Array<number>(extra).fill(1), zeros = new Array<number>(extra).fill(0);
+  return a.view(a.offset, [a.shape[0], ...ones, ...a.shape.slice(1)], [a.strides[0], ...zeros, ...a.strides.slice(1)],
+    a.checks.map((c) => ({ ...c, coeffs: [c.coeffs[0], ...zeros, ...c.coeffs.slice(1)] })));
+}
+
+/** The shapes of instruction inputs as they broadcast: tiles aligned on their partition axis (partitionAligned). */
+export function alignedShapes(arrays: readonly NkiArray[]): (readonly number[])[] {
+  const rank = Math.max(0, ...arrays.map((a) => a.shape.length));
+  return arrays.map((a) => partitionAligned(a, rank).shape);
 }
 
 /** The operand for an output view over the box (no broadcasting: the view is the output). */
