@@ -5,7 +5,7 @@
 // strides take direct loops instead (SIMD for + - * / max min, plain copies and bf16 conversions).
 import { CHUNK, F_DTYPE, F_SCALAR, IDX, ROWS, P_SCALE, buf, param, shapeAt, slot, strideAt } from "./layout";
 import { F32, BF16, elementBytes, loadF64, loadI64, storeF64, storeI64, fillF64, fillI64, f32ToBf16, bf16ToF32 } from "./dtypes";
-import { unaryF64, binaryF64, roundF32 } from "./float-ops";
+import { unaryF64, binaryF64, preluF64, roundF32 } from "./float-ops";
 import { unaryI64, binaryI64 } from "./int-ops";
 import * as op from "./ops";
 import { rowCount, resetIdx, advanceIdx, recordRows } from "./walk";
@@ -18,6 +18,7 @@ export const K_SELECT: i32 = 3;     // out = in1 != 0 ? in2 : in3
 export const FLAG_INT: i32 = 1;   // all inputs integral: compute in i64
 export const FLAG_SCALE: i32 = 2; // unary: multiply by PARAMS[P_SCALE] first (rounded to f32)
 export const FLAG_BIAS: i32 = 4;  // unary: then add in2 (rounded to f32)
+export const FLAG_ALPHA: i32 = 8; // unary: in3 is the operation's alpha (prelu)
 
 const FAST_NONE = 0;
 const FAST_SIMD = 1;     // f32 + - * / max min, unit strides (in2 may be stride 0 or a scalar)
@@ -26,9 +27,9 @@ const FAST_F32_BF16 = 3;
 const FAST_BF16_F32 = 4;
 const FAST_FILL = 5;     // a scalar copied into a unit-stride row (memset)
 
-/** Inputs an instruction reads. */
+/** The last input slot an instruction reads. */
 function inputCount(kind: i32, code1: i32, flags: i32): i32 {
-  if (kind == K_UNARY) return flags & FLAG_BIAS ? 2 : 1;
+  if (kind == K_UNARY) return flags & FLAG_ALPHA ? 3 : flags & FLAG_BIAS ? 2 : 1;
   if (kind == K_BINARY) return 2;
   if (kind == K_TENSOR_SCALAR) return code1 >= 0 ? 3 : 2;
   return 3;
@@ -104,7 +105,7 @@ function chunk(s: usize, kind: i32, code0: i32, code1: i32, flags: i32, inputs: 
       store<i64>(r + at, load<f64>(cond + at) != 0 ? load<i64>(x + at) : load<i64>(y + at)); // bits: f64 or i64 alike
     }
   } else {
-    for (let k = 1; k <= inputs; k++) loadInput(s, k, c, m, int);
+    for (let k = 1; k <= inputs; k++) if (kind != K_UNARY || k != 2 || (flags & FLAG_BIAS)) loadInput(s, k, c, m, int);
     if (kind == K_UNARY) {
       let x = buf(s, 1);
       if (flags & FLAG_SCALE) {
@@ -117,6 +118,7 @@ function chunk(s: usize, kind: i32, code0: i32, code1: i32, flags: i32, inputs: 
         roundF32(x, m);
       }
       if (int) unaryI64(code0, r, x, m);
+      else if (code0 == op.U_PRELU) preluF64(r, x, buf(s, 3), m);
       else unaryF64(code0, r, x, m);
     } else if (int) {
       binaryI64(code0, r, buf(s, 1), buf(s, 2), m);

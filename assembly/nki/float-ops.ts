@@ -34,6 +34,13 @@ const TWO_OVER_SQRT_PI: f64 = 1.1283791670955126;
 // @ts-ignore: decorator
 @inline export function minNaN(a: f64, b: f64): f64 { return a <= b || a != a ? a : b; }
 
+/** nl.abs_max: the operand of larger magnitude, with its sign (y on a tie). */
+// @ts-ignore: decorator
+@inline export function absMax(x: f64, y: f64): f64 { return Math.abs(x) > Math.abs(y) ? x : y; }
+/** nl.abs_min: the operand of smaller magnitude, with its sign (y on a tie). */
+// @ts-ignore: decorator
+@inline export function absMin(x: f64, y: f64): f64 { return Math.abs(x) < Math.abs(y) ? x : y; }
+
 /** numpy's remainder (the sign of the divisor). */
 export function pyMod(a: f64, b: f64): f64 {
   let m = a % b; // fmod
@@ -107,8 +114,19 @@ export function unaryF64(code: i32, dst: usize, a: usize, n: i32): void {
     case op.U_BITWISE_NOT: for (let i = 0; i < n; i++) put(dst, i, <f64>(~(<i64>at(a, i)))); break;
     // softsign(x) = x / (1 + |x|).
     case op.U_SOFTSIGN: for (let i = 0; i < n; i++) { const x = at(a, i); put(dst, i, x / (1 + Math.abs(x))); } break;
-    default: unreachable();
+    // gelu_apprx_sigmoid(x) = x sigmoid(1.702 x).
+    case op.U_GELU_SIGMOID: for (let i = 0; i < n; i++) { const x = at(a, i); put(dst, i, x * sigmoid(1.702 * x)); } break;
+    // its derivative: s + 1.702 x s (1 - s), s = sigmoid(1.702 x).
+    case op.U_GELU_SIGMOID_DX:
+      for (let i = 0; i < n; i++) { const x = at(a, i); const s = sigmoid(1.702 * x); put(dst, i, s + 1.702 * x * s * (1 - s)); }
+      break;
+    default: unreachable(); // prelu takes its alpha: preluF64
   }
+}
+
+/** prelu(x) = x for x > 0 (NaN too), else alpha x; alpha per element (a scalar or per-partition operand, broadcast). */
+export function preluF64(dst: usize, a: usize, alpha: usize, n: i32): void {
+  for (let i = 0; i < n; i++) { const x = at(a, i); put(dst, i, x > 0 || x != x ? x : at(alpha, i) * x); }
 }
 
 // @ts-ignore: decorator
@@ -141,7 +159,8 @@ export function binaryF64(code: i32, dst: usize, a: usize, b: usize, n: i32): vo
     case op.B_BITWISE_XOR: for (let i = 0; i < n; i++) put(dst, i, <f64>(<i64>at(a, i) ^ <i64>at(b, i))); break;
     case op.B_LEFT_SHIFT: for (let i = 0; i < n; i++) put(dst, i, <f64>shiftLeft(<i64>at(a, i), <i64>at(b, i))); break;
     case op.B_RIGHT_SHIFT: for (let i = 0; i < n; i++) put(dst, i, <f64>shiftRight(<i64>at(a, i), <i64>at(b, i))); break;
-    case op.B_ABS_MAX: for (let i = 0; i < n; i++) put(dst, i, maxNaN(Math.abs(at(a, i)), Math.abs(at(b, i)))); break;
+    case op.B_ABS_MAX: for (let i = 0; i < n; i++) put(dst, i, absMax(at(a, i), at(b, i))); break;
+    case op.B_ABS_MIN: for (let i = 0; i < n; i++) put(dst, i, absMin(at(a, i), at(b, i))); break;
     case op.B_RSUB: for (let i = 0; i < n; i++) put(dst, i, at(b, i) - at(a, i)); break;
     case op.B_RDIVIDE: for (let i = 0; i < n; i++) put(dst, i, at(b, i) / at(a, i)); break;
     default: unreachable();

@@ -34,14 +34,15 @@ function ipow(base: i64, e: i64): i64 {
   }
   return r;
 }
-function iabs(x: i64): i64 { return x < 0 ? -x : x; }
+/** |x| as an unsigned magnitude (|i64.MIN| included). */
+function iabs(x: i64): u64 { return <u64>(x < 0 ? -x : x); }
 
 /** The unary operations with an integer form (for the others the host picks float mode). */
 export function unaryI64(code: i32, dst: usize, a: usize, n: i32): void {
   switch (code) {
     case op.U_COPY: for (let i = 0; i < n; i++) put(dst, i, at(a, i)); break;
     case op.U_NEG: for (let i = 0; i < n; i++) put(dst, i, -at(a, i)); break;
-    case op.U_ABS: for (let i = 0; i < n; i++) put(dst, i, iabs(at(a, i))); break;
+    case op.U_ABS: for (let i = 0; i < n; i++) { const x = at(a, i); put(dst, i, x < 0 ? -x : x); } break;
     case op.U_RELU: for (let i = 0; i < n; i++) { const x = at(a, i); put(dst, i, x > 0 ? x : 0); } break;
     case op.U_SIGN: for (let i = 0; i < n; i++) { const x = at(a, i); put(dst, i, x > 0 ? 1 : x < 0 ? -1 : 0); } break;
     case op.U_SQUARE: for (let i = 0; i < n; i++) { const x = at(a, i); put(dst, i, x * x); } break;
@@ -77,7 +78,8 @@ export function binaryI64(code: i32, dst: usize, a: usize, b: usize, n: i32): vo
     case op.B_BITWISE_XOR: for (let i = 0; i < n; i++) put(dst, i, at(a, i) ^ at(b, i)); break;
     case op.B_LEFT_SHIFT: for (let i = 0; i < n; i++) put(dst, i, shiftLeft(at(a, i), at(b, i))); break;
     case op.B_RIGHT_SHIFT: for (let i = 0; i < n; i++) put(dst, i, shiftRight(at(a, i), at(b, i))); break;
-    case op.B_ABS_MAX: for (let i = 0; i < n; i++) { const x = iabs(at(a, i)), y = iabs(at(b, i)); put(dst, i, x >= y ? x : y); } break;
+    case op.B_ABS_MAX: for (let i = 0; i < n; i++) { const x = at(a, i), y = at(b, i); put(dst, i, iabs(x) > iabs(y) ? x : y); } break;
+    case op.B_ABS_MIN: for (let i = 0; i < n; i++) { const x = at(a, i), y = at(b, i); put(dst, i, iabs(x) < iabs(y) ? x : y); } break;
     case op.B_RSUB: for (let i = 0; i < n; i++) put(dst, i, at(b, i) - at(a, i)); break;
     default: unreachable(); // divide and rdivide are always true division (float mode)
   }

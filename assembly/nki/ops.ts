@@ -33,6 +33,9 @@ export const U_TRUNC: i32 = 28;
 export const U_LOGICAL_NOT: i32 = 29;
 export const U_BITWISE_NOT: i32 = 30;
 export const U_SOFTSIGN: i32 = 31;
+export const U_GELU_SIGMOID: i32 = 32;
+export const U_GELU_SIGMOID_DX: i32 = 33;
+export const U_PRELU: i32 = 34;
 
 // Binary.
 export const B_ADD: i32 = 0;
@@ -62,6 +65,7 @@ export const B_RIGHT_SHIFT: i32 = 23;
 export const B_ABS_MAX: i32 = 24;
 export const B_RSUB: i32 = 25;
 export const B_RDIVIDE: i32 = 26;
+export const B_ABS_MIN: i32 = 27;
 
 // Reductions.
 export const R_ADD: i32 = 0;
@@ -74,3 +78,4 @@ export const R_LOGICAL_AND: i32 = 6;
 export const R_LOGICAL_OR: i32 = 7;
 export const R_BITWISE_AND: i32 = 8;
 export const R_BITWISE_OR: i32 = 9;
+export const R_ABS_MIN: i32 = 10;

@@ -31,3 +31,4 @@ export const K_SELECT = 3;
 export const FLAG_INT = 1;
 export const FLAG_SCALE = 2;
 export const FLAG_BIAS = 4;
+export const FLAG_ALPHA = 8;

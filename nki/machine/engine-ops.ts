@@ -3,19 +3,20 @@
 export const UNARY_OPS = [
   "copy", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh", "arctan",
   "sigmoid", "relu", "gelu", "gelu_apprx_tanh", "gelu_dx", "silu", "silu_dx", "softplus", "mish", "erf", "erf_dx",
-  "sign", "square", "floor", "ceil", "trunc", "logical_not", "bitwise_not", "softsign",
+  "sign", "square", "floor", "ceil", "trunc", "logical_not", "bitwise_not", "softsign", "gelu_apprx_sigmoid",
+  "gelu_apprx_sigmoid_dx", "prelu",
 ] as const;
 export type UnaryOp = (typeof UNARY_OPS)[number];
 
 export const BINARY_OPS = [
   "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "mod", "fmod", "floor_divide",
   "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor",
-  "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "abs_max", "rsub", "rdivide",
+  "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "abs_max", "rsub", "rdivide", "abs_min",
 ] as const;
 export type BinaryOp = (typeof BINARY_OPS)[number];
 
 export const REDUCE_OPS = [
-  "add", "max", "min", "multiply", "mean", "abs_max", "logical_and", "logical_or", "bitwise_and", "bitwise_or",
+  "add", "max", "min", "multiply", "mean", "abs_max", "logical_and", "logical_or", "bitwise_and", "bitwise_or", "abs_min",
 ] as const;
 export type ReduceOp = (typeof REDUCE_OPS)[number];
 

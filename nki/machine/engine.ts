@@ -15,7 +15,8 @@
 // - reduce() accepts an output of a's shape with the reduced axes of size 1, or with them removed.
 // - matmul(accumulate=true) with a tracked output counts the output as input 2 for UninitRead.
 // - transpose() reports an uninitialised read by its index in a's shape; the order of the check is the output's.
-// - params.alpha of unary() is reserved (no operation uses it yet).
+// - params.alpha of unary() is prelu's slope (a number or an operand); UninitRead numbers it after a and bias.
+// - abs_max/abs_min (binary and reduce) follow nki.language: the value of larger/smaller magnitude, with its sign.
 // - EngineDType is a plain enum (not const), so code that esbuild or vitest compiles file by file sees its values.
 // - copy(out, a) is unary("copy", out, a), the DMA and cast every copy instruction needs.
 //
@@ -27,7 +28,7 @@ import { isMainThread } from "node:worker_threads";
 import { hbm } from "../../host/device/hbm.js";
 import { engineBytes } from "./engine-build.js";
 import {
-  ENGINE_SCRATCH_BYTES, ENGINE_RANK, FLAG_BIAS, FLAG_INT, FLAG_SCALE, K_BINARY, K_SELECT, K_TENSOR_SCALAR, K_UNARY,
+  ENGINE_SCRATCH_BYTES, ENGINE_RANK, FLAG_ALPHA, FLAG_BIAS, FLAG_INT, FLAG_SCALE, K_BINARY, K_SELECT, K_TENSOR_SCALAR, K_UNARY,
   PARAMS, P_BASE, P_COEF, P_SCALE, SLOT_ADDR, SLOT_DTYPE, SLOT_INIT, SLOT_SCALAR, SLOT_SHAPE, SLOT_STRIDES, slotOffset,
 } from "./engine-layout.js";
 import {
@@ -40,8 +41,11 @@ import {
 
 export { EngineDType, ENGINE_SCRATCH_BYTES, type Operand, type UninitRead, type UnaryOp, type BinaryOp, type ReduceOp };
 
-/** The parameters of an activation: out = f(a * scale + bias), each step rounded to float32. */
-export interface UnaryParams { scale?: number; bias?: Operand | number; alpha?: number }
+/**
+ * The parameters of an activation: out = f(a * scale + bias), each step rounded to float32; alpha is
+ * prelu's slope (a number or a per-partition [P, 1] operand; prelu needs it, other operations ignore it).
+ */
+export interface UnaryParams { scale?: number; bias?: Operand | number; alpha?: Operand | number }
 
 interface EngineExports {
   elementwise(s: number, kind: number, code0: number, code1: number, flags: number): void;
@@ -89,6 +93,12 @@ export class TileEngine {
     let flags = 0;
     if (params?.scale !== undefined) { flags |= FLAG_SCALE; checkScalar(params.scale, "scale"); }
     if (params?.bias !== undefined) { flags |= FLAG_BIAS; inputs.push(params.bias); }
+    if (op === "prelu") {
+      if (params?.alpha === undefined) operandError("prelu needs its alpha");
+      if (params?.bias === undefined) inputs.push(0); // slot 2 unused
+      flags |= FLAG_ALPHA;
+      inputs.push(params.alpha);
+    }
     if (flags === 0 && INTEGER_UNARY.has(op) && integral(a)) flags |= FLAG_INT;
     return this.elementwise(K_UNARY, c, -1, flags, out, inputs, params?.scale);
   }

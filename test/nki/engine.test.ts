@@ -76,12 +76,20 @@ describe("binary operations match numpy float32 bit for bit", () => {
     }
   });
 
-  it("abs_max, rsub and rdivide", () => {
+  it("abs_max and abs_min keep the sign of the operand they pick (y on a tie), rsub and rdivide reverse", () => {
     const r = rng(3);
     const a = operand(D.F32, [5, 9]), b = operand(D.F32, [5, 9]), out = operand(D.F32, [5, 9]);
     fillWith(a, () => r(10)); fillWith(b, () => r(10));
+    set(a, [0, 0], 1); set(b, [0, 0], -1);
     e.binary("abs_max", out, a, b);
-    expectElements(out, (i) => Math.max(Math.abs(get(a, i)), Math.abs(get(b, i))));
+    expectElements(out, (i) => (Math.abs(get(a, i)) > Math.abs(get(b, i)) ? get(a, i) : get(b, i)));
+    expect(get(out, [0, 0])).toBe(-1);
+    e.binary("abs_min", out, a, b);
+    expectElements(out, (i) => (Math.abs(get(a, i)) < Math.abs(get(b, i)) ? get(a, i) : get(b, i)));
+    const ia = operand(D.I32, [3]), io = operand(D.I32, [3]);
+    fillWith(ia, (_, k) => [-5, 3, -2147483648][k]!);
+    e.binary("abs_max", io, ia, 4);
+    expectElements(io, ([k]) => [-5, 4, -2147483648][k!]!);
     e.binary("rsub", out, a, b);
     expectElements(out, (i) => get(b, i) - get(a, i));
     e.binary("rdivide", out, a, b);
@@ -206,6 +214,8 @@ describe("unary operations", () => {
     silu: (x) => x / (1 + Math.exp(-x)), silu_dx: (x) => { const s = 1 / (1 + Math.exp(-x)); return s * (1 + x * (1 - s)); },
     softplus: (x) => Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x))), mish: (x) => x * Math.tanh(Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x)))),
     erf_dx: (x) => (2 / Math.sqrt(Math.PI)) * Math.exp(-x * x), softsign: (x) => x / (1 + Math.abs(x)),
+    gelu_apprx_sigmoid: (x) => x / (1 + Math.exp(-1.702 * x)),
+    gelu_apprx_sigmoid_dx: (x) => { const s = 1 / (1 + Math.exp(-1.702 * x)); return s + 1.702 * x * s * (1 - s); },
     neg: (x) => -x, abs: Math.abs, sign: Math.sign, square: (x) => x * x, floor: Math.floor, ceil: Math.ceil, trunc: Math.trunc,
     logical_not: (x) => (x === 0 ? 1 : 0),
     erf: (x) => numpy.erf.erf[xs.indexOf(x)]!,
@@ -235,6 +245,16 @@ describe("unary operations", () => {
     }
     e.unary("copy", out, a, { bias: 2 });
     expectElements(out, (i) => Math.fround(get(a, i) + 2));
+  });
+
+  it("prelu with a scalar and a per-partition alpha", () => {
+    const a = operand(D.F32, [3, 4]), alpha = operand(D.F32, [3, 1]), out = operand(D.F32, [3, 4]);
+    fillWith(a, (_, k) => k - 5.5); fillWith(alpha, ([p]) => [0.1, 0.2, 0.3][p!]!);
+    e.unary("prelu", out, a, { alpha: 0.25 });
+    expectElements(out, (i) => (get(a, i) > 0 ? get(a, i) : 0.25 * get(a, i)));
+    e.unary("prelu", out, a, { alpha, bias: 1 });
+    expectElements(out, (i) => { const t = get(a, i) + 1; return t > 0 ? t : get(alpha, [i[0]!, 0]) * t; });
+    expect(() => e.unary("prelu", out, a)).toThrow(/alpha/);
   });
 
   it("integer unary operations stay exact", () => {
@@ -294,7 +314,8 @@ describe("reductions", () => {
   const refs: Record<string, (v: number[]) => number> = {
     add: (v) => v.reduce((x, y) => x + y, 0), max: (v) => Math.max(...v), min: (v) => Math.min(...v),
     multiply: (v) => v.reduce((x, y) => x * y, 1), mean: (v) => v.reduce((x, y) => x + y, 0) / v.length,
-    abs_max: (v) => Math.max(...v.map(Math.abs)), logical_and: (v) => (v.every((x) => x !== 0) ? 1 : 0),
+    abs_max: (v) => v.reduce((x, y) => (Math.abs(x) > Math.abs(y) ? x : y), 0),
+    abs_min: (v) => v.reduce((x, y) => (Math.abs(x) < Math.abs(y) ? x : y), Infinity), logical_and: (v) => (v.every((x) => x !== 0) ? 1 : 0),
     logical_or: (v) => (v.some((x) => x !== 0) ? 1 : 0),
   };
   for (const [op, f] of Object.entries(refs)) {
@@ -322,6 +343,13 @@ describe("reductions", () => {
     const bits = operand(D.I32, [3]);
     e.reduce("bitwise_or", bits, x, [1]);
     expectElements(bits, ([p]) => [0, 1, 2, 3].reduce((s, q) => s | get(x, [p!, q]), 0));
+    const signed = operand(D.I8, [2, 3]);
+    fillWith(signed, (_, k) => [-7, 3, 7, 2, -1, -2][k]!);
+    const am = operand(D.I32, [2]), an = operand(D.I32, [2]);
+    e.reduce("abs_max", am, signed, [1]);
+    e.reduce("abs_min", an, signed, [1]);
+    expectElements(am, ([p]) => [7, -2][p!]!);
+    expectElements(an, ([p]) => [3, -1][p!]!);
   });
 });
 
