@@ -4,8 +4,9 @@
 // with the switch outside the loop, the result converted into the output. Common float32 rows with unit
 // strides take direct loops instead (SIMD for + - * / max min, plain copies and bf16 conversions).
 import { CHUNK, F_DTYPE, F_SCALAR, IDX, ROWS, P_SCALE, buf, param, shapeAt, slot, strideAt } from "./layout";
-import { F32, BF16, elementBytes, loadF64, loadI64, storeF64, storeI64, fillF64, fillI64, f32ToBf16, bf16ToF32 } from "./dtypes";
+import { F32, BF16, elementBytes, loadF64, loadI64, storeF64, storeI64, fillF64, fillI64, bf16ToF32 } from "./dtypes";
 import { unaryF64, binaryF64, preluF64, roundF32 } from "./float-ops";
+import { asF32, storeBf16, simdRow } from "./fast-f32";
 import { unaryI64, binaryI64 } from "./int-ops";
 import * as op from "./ops";
 import { rowCount, resetIdx, advanceIdx, recordRows } from "./walk";
@@ -21,7 +22,7 @@ export const FLAG_BIAS: i32 = 4;  // unary: then add in2 (rounded to f32)
 export const FLAG_ALPHA: i32 = 8; // unary: in3 is the operation's alpha (prelu)
 
 const FAST_NONE = 0;
-const FAST_SIMD = 1;     // f32 + - * / max min, unit strides (in2 may be stride 0 or a scalar)
+const FAST_SIMD = 1;     // f32/bf16 + - * / max min (binary or tensor_scalar), unit strides (in2, in3 may be stride 0 or scalars)
 const FAST_COPY = 2;     // same dtype, unit strides
 const FAST_F32_BF16 = 3;
 const FAST_BF16_F32 = 4;
@@ -40,7 +41,7 @@ function inputCount(kind: i32, code1: i32, flags: i32): i32 {
 // @ts-ignore: decorator
 @inline function isScalar(sl: usize): bool { return load<i32>(sl + F_SCALAR) != 0; }
 
-function fastPath(s: usize, kind: i32, code: i32, flags: i32): i32 {
+function fastPath(s: usize, kind: i32, code: i32, code1: i32, flags: i32): i32 {
   const o = slot(s, 0), a = slot(s, 1), b = slot(s, 2);
   if (strideAt(o, 5) != 1) return FAST_NONE;
   if (kind == K_UNARY && code == op.U_COPY && (flags & ~FLAG_INT) == 0 && isScalar(a)) return FAST_FILL;
@@ -50,9 +51,17 @@ function fastPath(s: usize, kind: i32, code: i32, flags: i32): i32 {
     if (dtypeOf(o) == BF16 && dtypeOf(a) == F32) return FAST_F32_BF16;
     if (dtypeOf(o) == F32 && dtypeOf(a) == BF16) return FAST_BF16_F32;
   }
-  if (kind == K_BINARY && code <= op.B_MINIMUM && dtypeOf(o) == F32 && dtypeOf(a) == F32 && dtypeOf(b) == F32 &&
-      (isScalar(b) || strideAt(b, 5) <= 1 && strideAt(b, 5) >= 0)) return FAST_SIMD;
+  if ((kind == K_BINARY || kind == K_TENSOR_SCALAR) && flags == 0 && code <= op.B_MINIMUM && code1 <= op.B_MINIMUM &&
+      isF32Lane(o, false) && isF32Lane(a, false) && isF32Lane(b, true) && (kind == K_BINARY || code1 < 0 || isF32Lane(slot(s, 3), true))) return FAST_SIMD;
   return FAST_NONE;
+}
+
+/** An f32 or bf16 operand with unit stride (or, if allowed, broadcast or a scalar). */
+function isF32Lane(sl: usize, broadcast: bool): bool {
+  if (isScalar(sl)) return broadcast;
+  const dtype = dtypeOf(sl);
+  const stride = strideAt(sl, 5);
+  return (dtype == F32 || dtype == BF16) && (stride == 1 || broadcast && stride == 0);
 }
 
 export function elementwise(s: usize, kind: i32, code0: i32, code1: i32, flags: i32): void {
@@ -60,11 +69,11 @@ export function elementwise(s: usize, kind: i32, code0: i32, code1: i32, flags: 
   const inputs = inputCount(kind, code1, flags);
   const rows = rowCount(out);
   const n = shapeAt(out, 5);
-  const fast = fastPath(s, kind, code0, flags);
+  const fast = fastPath(s, kind, code0, code1, flags);
   resetIdx(s + IDX);
   for (let r = 0; r < rows; r++) {
     recordRows(s, out, inputs + 1);
-    if (fast != FAST_NONE) fastRow(s, fast, code0, flags, n);
+    if (fast != FAST_NONE) fastRow(s, fast, code0, code1, flags, n);
     else {
       for (let c = 0; c < n; c += CHUNK) chunk(s, kind, code0, code1, flags, inputs, c, min(CHUNK, n - c));
     }
@@ -140,7 +149,7 @@ function chunk(s: usize, kind: i32, code0: i32, code1: i32, flags: i32, inputs: 
   else storeF64(r, p, stride, dtype, m);
 }
 
-function fastRow(s: usize, fast: i32, code: i32, flags: i32, n: i32): void {
+function fastRow(s: usize, fast: i32, code: i32, code1: i32, flags: i32, n: i32): void {
   const o = rowAt(s, 0), a = rowAt(s, 1);
   if (fast == FAST_FILL) {
     // the first element converted as any store does, then doubled by copies
@@ -154,60 +163,38 @@ function fastRow(s: usize, fast: i32, code: i32, flags: i32, n: i32): void {
   } else if (fast == FAST_COPY) {
     memory.copy(o, a, <usize>n * elementBytes(dtypeOf(slot(s, 0))));
   } else if (fast == FAST_F32_BF16) {
-    for (let i = 0; i < n; i++) store<u16>(o + (<usize>i << 1), f32ToBf16(load<f32>(a + (<usize>i << 2))));
+    storeBf16(o, a, n);
   } else if (fast == FAST_BF16_F32) {
-    for (let i = 0; i < n; i++) store<f32>(o + (<usize>i << 2), bf16ToF32(<u32>load<u16>(a + (<usize>i << 1))));
+    asF32(a, BF16, n, o);
   } else {
-    const b = slot(s, 2);
-    if (isScalar(b)) simdRow(code, o, a, 0, <f32>param(s, 2), n, true);
-    else simdRow(code, o, a, rowAt(s, 2), 0, n, strideAt(b, 5) == 0);
+    simdChunks(s, code, code1, n);
   }
 }
 
-/** A float32 row: o = a op b, b a row, or one value (at bp, or bv when bp is 0) when broadcast. */
-function simdRow(code: i32, o: usize, a: usize, bp: usize, bv: f32, n: i32, broadcast: bool): void {
-  if (broadcast && bp != 0) bv = load<f32>(bp);
-  const vb = f32x4.splat(bv);
-  let i = 0;
-  switch (code) {
-    case op.B_ADD:
-      for (; i + 4 <= n; i += 4) { const at = <usize>i << 2; v128.store(o + at, f32x4.add(v128.load(a + at), broadcast ? vb : v128.load(bp + at))); }
-      break;
-    case op.B_SUBTRACT:
-      for (; i + 4 <= n; i += 4) { const at = <usize>i << 2; v128.store(o + at, f32x4.sub(v128.load(a + at), broadcast ? vb : v128.load(bp + at))); }
-      break;
-    case op.B_MULTIPLY:
-      for (; i + 4 <= n; i += 4) { const at = <usize>i << 2; v128.store(o + at, f32x4.mul(v128.load(a + at), broadcast ? vb : v128.load(bp + at))); }
-      break;
-    case op.B_DIVIDE:
-      for (; i + 4 <= n; i += 4) { const at = <usize>i << 2; v128.store(o + at, f32x4.div(v128.load(a + at), broadcast ? vb : v128.load(bp + at))); }
-      break;
-    case op.B_MAXIMUM: // numpy: a >= b || a is NaN ? a : b
-      for (; i + 4 <= n; i += 4) {
-        const at = <usize>i << 2;
-        const x = v128.load(a + at), y = broadcast ? vb : v128.load(bp + at);
-        v128.store(o + at, v128.bitselect(x, y, v128.or(f32x4.ge(x, y), f32x4.ne(x, x))));
-      }
-      break;
-    default: // minimum
-      for (; i + 4 <= n; i += 4) {
-        const at = <usize>i << 2;
-        const x = v128.load(a + at), y = broadcast ? vb : v128.load(bp + at);
-        v128.store(o + at, v128.bitselect(x, y, v128.or(f32x4.le(x, y), f32x4.ne(x, x))));
-      }
+/** A row of f32/bf16 arithmetic in chunks: inputs as f32 (bf16 expanded), one or two SIMD operations, the result stored. */
+function simdChunks(s: usize, code0: i32, code1: i32, n: i32): void {
+  const out = slot(s, 0), a = slot(s, 1);
+  const oType = dtypeOf(out), aType = dtypeOf(a);
+  const oRow = rowAt(s, 0), aRow = rowAt(s, 1);
+  for (let c = 0; c < n; c += CHUNK) {
+    const m = min(CHUNK, n - c);
+    const x = asF32(aRow + <usize>c * elementBytes(aType), aType, m, buf(s, 1));
+    const r = oType == F32 ? oRow + (<usize>c << 2) : buf(s, 0);
+    operandRow(s, 2, code0, r, x, c, m);
+    if (code1 >= 0) operandRow(s, 3, code1, r, r, c, m);
+    if (oType == BF16) storeBf16(oRow + (<usize>c << 1), r, m);
   }
-  for (; i < n; i++) {
-    const at = <usize>i << 2;
-    const x = load<f32>(a + at), y = broadcast ? bv : load<f32>(bp + at);
-    let v: f32;
-    switch (code) {
-      case op.B_ADD: v = x + y; break;
-      case op.B_SUBTRACT: v = x - y; break;
-      case op.B_MULTIPLY: v = x * y; break;
-      case op.B_DIVIDE: v = x / y; break;
-      case op.B_MAXIMUM: v = x >= y || x != x ? x : y; break;
-      default: v = x <= y || x != x ? x : y;
-    }
-    store<f32>(o + at, v);
+}
+
+/** r = x op (input k's elements c..c+m: a scalar, a broadcast element or a row). */
+function operandRow(s: usize, k: i32, code: i32, r: usize, x: usize, c: i32, m: i32): void {
+  const sl = slot(s, k);
+  if (isScalar(sl)) { simdRow(code, r, x, 0, <f32>param(s, k), m, true); return; }
+  const dtype = dtypeOf(sl);
+  const row = rowAt(s, k);
+  if (strideAt(sl, 5) == 0) {
+    simdRow(code, r, x, 0, dtype == F32 ? load<f32>(row) : bf16ToF32(<u32>load<u16>(row)), m, true);
+    return;
   }
+  simdRow(code, r, x, asF32(row + <usize>c * elementBytes(dtype), dtype, m, buf(s, 2 + k)), 0, m, false);
 }

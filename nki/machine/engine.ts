@@ -231,8 +231,10 @@ export class TileEngine {
       return null;
     }
     const shape = out.shape;
+    // Immediates are float32 on the engines (as numpy 2 takes a Python float with a float32 array), unless the output is f64.
+    const immediate = (v: number) => ((flags & FLAG_INT) || out.dtype === EngineDType.F64 ? v : Math.fround(v));
     const ins: Input[] = inputs.map((x, i) => {
-      if (typeof x === "number") return { scalar: checkScalar(x, `input ${i}`) };
+      if (typeof x === "number") return { scalar: immediate(checkScalar(x, `input ${i}`)) };
       checkOperand(x, `input ${i}`);
       return { operand: x, strides: broadcastStrides(x, shape, `input ${i}`) };
     });
@@ -248,7 +250,7 @@ export class TileEngine {
       if ("operand" in x) this.writeSlot(i + 1, x.operand, walk.shape, walk.strides[w++]!);
       else this.writeScalar(i + 1, x.scalar);
     });
-    if (scale !== undefined) this.f64[(this.scratch + PARAMS) / 8 + P_SCALE] = scale;
+    if (scale !== undefined) this.f64[(this.scratch + PARAMS) / 8 + P_SCALE] = immediate(scale);
     this.exports.elementwise(this.scratch, kind, code0, code1, flags);
     return null;
   }

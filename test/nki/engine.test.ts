@@ -97,6 +97,32 @@ describe("binary operations match numpy float32 bit for bit", () => {
   });
 });
 
+describe("float32/bfloat16 rows (the SIMD paths) agree bit for bit with the reference", () => {
+  const r = rng(42);
+  const specials = [NaN, Infinity, -Infinity, 0, -0, 1 + 2 ** -8, 1 + 3 * 2 ** -8, 3.4e38, -1e-40, 2 ** -130];
+  const ops: [BinaryOp, (x: number, y: number) => number][] = [
+    ["add", (x, y) => x + y], ["subtract", (x, y) => x - y], ["multiply", (x, y) => x * y], ["divide", (x, y) => x / y],
+    ["maximum", (x, y) => (x >= y || Number.isNaN(x) ? x : y)], ["minimum", (x, y) => (x <= y || Number.isNaN(x) ? x : y)],
+  ];
+  for (const [o, a, b] of [[D.BF16, D.BF16, D.BF16], [D.BF16, D.F32, D.F32], [D.F32, D.BF16, D.F32], [D.BF16, D.F32, D.BF16]] as const) {
+    it(`${D[a]} op ${D[b]} -> ${D[o]}, rows of 133 (SIMD body and tail), a row, a column and an immediate as b`, () => {
+      const shape = [3, 133];
+      const x = operand(a, shape), y = operand(b, shape), col = operand(b, [3, 1]), out = operand(o, shape);
+      fillWith(x, (_, k) => (k < specials.length ? specials[k]! : r(100)));
+      fillWith(y, (_, k) => (k >= 20 && k < 20 + specials.length ? specials[k - 20]! : r(3)));
+      fillWith(col, () => r(5));
+      for (const [op, f] of ops) {
+        e.binary(op, out, x, y);
+        expectElements(out, (i) => f(get(x, i), get(y, i)));
+        e.binary(op, out, x, col);
+        expectElements(out, (i) => f(get(x, i), get(col, [i[0]!, 0])));
+        e.tensorScalar(out, x, op, 0.3, "multiply", col);
+        expectElements(out, (i) => Math.fround(f(get(x, i), Math.fround(0.3))) * get(col, [i[0]!, 0]));
+      }
+    });
+  }
+});
+
 describe("integer arithmetic is exact and wraps to the output dtype", () => {
   const n = numpy.i32.a.length;
   for (const op of Object.keys(numpy.i32.results)) {
@@ -240,7 +266,7 @@ describe("unary operations", () => {
     fillWith(a, () => r(3)); fillWith(bias, () => r(1));
     e.unary("exp", out, a, { scale: 0.7, bias });
     for (const i of indices(out.shape)) {
-      const t = Math.fround(Math.fround(get(a, i) * 0.7) + get(bias, [i[0]!, 0]));
+      const t = Math.fround(Math.fround(get(a, i) * Math.fround(0.7)) + get(bias, [i[0]!, 0])); // the scale is a float32 immediate
       expect(ulpsF32(get(out, i), Math.fround(Math.exp(t)))).toBeLessThanOrEqual(1);
     }
     e.unary("copy", out, a, { bias: 2 });
