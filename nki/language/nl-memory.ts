@@ -1,12 +1,12 @@
 // nl's tile and tensor creation (ndarray, zeros, full, *_like) and data movement (load, store,
 // copy, broadcast_to, transpose, load_transpose2d), and device_print.
-import { PyException, PyTuple, PyFloat, type CallContext, type PyValue } from "../python/values.js";
+import { PyException, PyFloat, type CallContext, type PyValue } from "../python/values.js";
 import { tileEngine } from "../machine/engine.js";
 import { NkiArray, contiguousStrides } from "../machine/tile.js";
 import { currentRun } from "../machine/kernel-run.js";
 import { float32, type NkiDType } from "../machine/nki-dtype.js";
 import { operand, checkUninit, shapeError } from "../machine/instructions.js";
-import { fullBox } from "../machine/access.js";
+import { checkAccess, fullBox } from "../machine/access.js";
 import { hbm } from "../../host/device/hbm.js";
 import { output } from "../../host/output.js";
 import { native, shapeArg, typeName } from "./args.js";
@@ -83,6 +83,7 @@ export function makeMemoryFunctions(): Map<string, PyValue> {
 /** A copy of `src` (any view: HBM, SBUF or PSUM) in a new SBUF tile of its shape. */
 export function load(instr: string, srcV: PyValue, dtype: NkiDType | null, mask: PyValue, ctx: CallContext): NkiArray {
   const src = arrayArg(srcV, "src", instr, ctx);
+  checkAccess(src, boxOf(mask, src.shape, ctx), instr, ctx); // an access out of bounds is named before the tile's shape
   const t = newTile(src.shape, dtype ?? src.dtype, ctx);
   copyInto(instr, t, src, mask, ctx);
   return t;
@@ -127,4 +128,3 @@ function formatArray(values: Float32Array, shape: readonly number[], integral: b
   return rec(0, 0, "");
 }
 
-export { boxOf, PyTuple };

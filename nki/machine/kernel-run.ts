@@ -10,7 +10,7 @@ import { OnChipMemory, type Arenas, type OnChipBuffer } from "./on-chip.js";
 import { Storage, wholeArray, type NkiArray } from "./tile.js";
 import { nkiDTypeOf, type NkiDType } from "./nki-dtype.js";
 import { deviceFigures, type DeviceFigures } from "./device.js";
-import { atSite, errorDetails, setRunDetails, shortSite } from "./site.js";
+import { assignedName, atSite, errorDetails, setRunDetails, shortSite } from "./site.js";
 
 /**
  * A shared_hbm output as plain data: what a partial launch (one instance on one thread) hands to the
@@ -141,6 +141,7 @@ export class KernelRun {
     checkPartitions(shape, buffer, site, name, this.device.partitions);
     requireSupported(dtype, site);
     const numel = shape.reduce((a, b) => a * b, 1);
+    if (buffer === "psum") checkPsumBank(shape, dtype, site, name, this.device);
     const place = this.memory.alloc(buffer, numel, dtype.bytes, shape[0] ?? 1);
     return wholeArray(new Storage(buffer, place.addr, place.initAddr, dtype, shape, site, name));
   }
@@ -185,12 +186,25 @@ export class KernelRun {
   describeInstance(): string { return `[${this.programIds.join(", ")}]`; }
 }
 
-function checkPartitions(shape: readonly number[], buffer: OnChipBuffer, site: SourceSite | undefined, name: string | undefined, pmax: number): void {
+function checkPartitions(shape: readonly number[], buffer: OnChipBuffer, site: SourceSite | undefined, given: string | undefined, pmax: number): void {
   if ((shape[0] ?? 1) <= pmax) return;
+  const name = given ?? assignedName(site);
   throw new TileShapeError(
     "E_NKI_PARTITION",
     `a ${buffer} tile${name ? ` '${name}'` : ""} of shape (${shape.join(", ")}) has ${shape[0]} partitions; the partition dimension (the first) is at most ${pmax} (nl.tile_size.pmax)${atSite(site)}`,
     { details: errorDetails(site, { shape: [...shape], limit: pmax, buffer }) },
+  );
+}
+
+/** A PSUM tile lives in one bank: at most 2 KiB (512 float32) per partition. */
+function checkPsumBank(shape: readonly number[], dtype: NkiDType, site: SourceSite | undefined, given: string | undefined, device: DeviceFigures): void {
+  const free = shape.slice(1).reduce((a, b) => a * b, 1) * dtype.bytes;
+  if (free <= device.psumBankBytes) return;
+  const name = given ?? assignedName(site);
+  throw new TileShapeError(
+    "E_NKI_PSUM_BANK",
+    `a psum tile${name ? ` '${name}'` : ""} of shape (${shape.join(", ")}) and dtype ${dtype.name} takes ${free} bytes per partition; a PSUM tile fits in one bank of ${device.psumBankBytes} bytes per partition (${device.psumFmax} float32, nl.tile_size.psum_fmax)${atSite(site)}`,
+    { details: errorDetails(site, { shape: [...shape], bytes: free, limit: device.psumBankBytes, buffer: "psum" }) },
   );
 }
 
