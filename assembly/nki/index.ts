@@ -7,6 +7,7 @@ import { elementwise as runElementwise } from "./elementwise";
 import { reduce as runReduce } from "./reduce";
 import { matmul as runMatmul } from "./matmul";
 import { affine as runAffine } from "./affine";
+import { scan as runScan } from "./scan";
 import { firstUninit as findUninit, setInit } from "./init-map";
 
 /** Element-wise instruction (kinds and flags: elementwise.ts); marks the output written. */
@@ -27,6 +28,12 @@ export function matmul(s: usize, accumulate: i32): void {
 
 export function affine(s: usize): void {
   runAffine(s);
+  setInit(s, slot(s, 0), 1);
+}
+
+/** tensor_tensor_scan along the innermost dimension (scan.ts). */
+export function scan(s: usize, code0: i32, code1: i32): void {
+  runScan(s, code0, code1);
   setInit(s, slot(s, 0), 1);
 }
 

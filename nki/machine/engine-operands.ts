@@ -93,6 +93,17 @@ export function collapse(shape: readonly number[], strides: readonly (readonly n
   };
 }
 
+/** As collapse, but the innermost dimension stays on its own (an instruction that runs along it). */
+export function collapseKeepingLast(shape: readonly number[], strides: readonly (readonly number[])[]): Walk {
+  const last = shape.length - 1;
+  const outer = collapse([...shape.slice(0, last), 1], strides.map((s) => [...s.slice(0, last), 0]));
+  if (outer.shape[0] !== 1) fail(`an operand walk of [${shape.join(", ")}] keeps more than ${ENGINE_RANK - 1} dimensions besides the last`, { shape });
+  return {
+    shape: [...outer.shape.slice(1), shape[last]!],
+    strides: outer.strides.map((s, k) => [...s.slice(1), strides[k]![last]!]),
+  };
+}
+
 /** The row-major index of `linear` in `shape`. */
 export function unravel(linear: number, shape: readonly number[]): number[] {
   const index = new Array<number>(shape.length).fill(0);

@@ -35,7 +35,7 @@ import {
   BINARY_CODES, FLOAT_ONLY_BINARY, INTEGER_UNARY, REDUCE_CODES, UNARY_CODES, type BinaryOp, type ReduceOp, type UnaryOp,
 } from "./engine-ops.js";
 import {
-  EngineDType, broadcastStrides, checkOperand, collapse, isIntegerDType, normaliseAxes, operandError, unravel,
+  EngineDType, broadcastStrides, checkOperand, collapse, collapseKeepingLast, isIntegerDType, normaliseAxes, operandError, unravel,
   type Operand, type UninitRead,
 } from "./engine-operands.js";
 
@@ -52,6 +52,7 @@ interface EngineExports {
   reduce(s: number, code: number, flags: number): void;
   matmul(s: number, accumulate: number): void;
   affine(s: number): void;
+  scan(s: number, code0: number, code1: number): void;
   firstUninit(s: number, k: number): number;
   markInit(s: number, k: number, value: number): void;
 }
@@ -213,6 +214,32 @@ export class TileEngine {
     this.f64[(this.scratch + PARAMS) / 8 + P_BASE] = checkScalar(base, "iota base");
     for (let d = 0; d < ENGINE_RANK; d++) this.f64[(this.scratch + PARAMS) / 8 + P_COEF + d] = d < pad ? 0 : coefficients[d - pad]!;
     this.exports.affine(this.scratch);
+  }
+
+  /**
+   * tensor_tensor_scan along the last axis, in float32 (each operation rounded):
+   * out[..., i] = op1(op0(data0[..., i], out[..., i-1]), data1[..., i]), with initial (a number or a [..., 1]
+   * operand) before the first element. Reversed operands: rsub / rdivide.
+   */
+  scan(out: Operand, data0: Operand, data1: Operand, initial: number | Operand, op0: BinaryOp, op1: BinaryOp): UninitRead | null {
+    const c0 = code(BINARY_CODES, op0, "scan operation"), c1 = code(BINARY_CODES, op1, "scan operation");
+    const inputs: (Operand | number)[] = [data0, data1, initial];
+    if (checkOperand(out, "scan output") === 0) return null;
+    const shape = out.shape;
+    const reads = inputs.map((x, i) => (typeof x === "number" ? null : (checkOperand(x, `input ${i}`), { operand: x, strides: broadcastStrides(x, shape, `input ${i}`) })));
+    if (reads[2] && reads[2].strides[shape.length - 1] !== 0 && shape[shape.length - 1] !== 1) operandError("the scan's initial value has one element per row");
+    const bad = this.firstUninit(reads, shape, reads.map((r) => r?.operand.shape ?? []));
+    if (bad) return bad;
+    const walked = reads.filter((r) => r !== null);
+    const walk = collapseKeepingLast(shape, [out.strides, ...walked.map((r) => r.strides)]);
+    this.views();
+    this.writeSlot(0, out, walk.shape, walk.strides[0]!);
+    this.writeSlot(1, data0, walk.shape, walk.strides[1]!);
+    this.writeSlot(2, data1, walk.shape, walk.strides[2]!);
+    if (typeof initial === "number") this.writeScalar(3, Math.fround(checkScalar(initial, "scan initial value")));
+    else this.writeSlot(3, initial, walk.shape, walk.strides[3]!);
+    this.exports.scan(this.scratch, c0, c1);
+    return null;
   }
 
   /** Marks out's elements written (or unwritten) in its init map without computing. */

@@ -332,6 +332,31 @@ describe("tensor_scalar, select, fill, iota, transpose", () => {
   });
 });
 
+describe("scan", () => {
+  it("a cumulative sum and a linear recurrence, each step rounded to float32, with a scalar or per-row initial value", () => {
+    const r = rng(17);
+    const shape = [3, 2, 700]; // rows longer than a chunk
+    const d0 = operand(D.F32, shape, { reversed: true }), d1 = operand(D.BF16, shape), init = operand(D.F32, [3, 2, 1]);
+    fillWith(d0, () => r(1)); fillWith(d1, () => r(1)); fillWith(init, () => r(2));
+    const out = operand(D.F32, shape, { gap: 2 });
+    const check = (op0: (x: number, p: number) => number, op1: (t: number, y: number) => number, start: (i: number[]) => number, o: Operand) => {
+      for (const rowIndex of indices([3, 2])) {
+        let prev = Math.fround(start(rowIndex));
+        for (let k = 0; k < shape[2]!; k++) {
+          const i = [...rowIndex, k];
+          prev = Math.fround(op1(Math.fround(op0(get(d0, i), prev)), get(d1, i)));
+          expect(getRaw(o, i), `[${i.join(", ")}]`).toBe(encode(o.dtype, prev));
+        }
+      }
+    };
+    expect(e.scan(out, d0, d1, 0.1, "add", "add")).toBeNull();
+    check((x, p) => x + p, (t, y) => t + y, () => 0.1, out);
+    const out16 = operand(D.BF16, shape);
+    e.scan(out16, d0, d1, init, "multiply", "rsub");
+    check((x, p) => x * p, (t, y) => y - t, ([a, b]) => get(init, [a!, b!, 0]), out16);
+  });
+});
+
 describe("reductions", () => {
   const r = rng(99);
   const shape = [4, 6, 10];
