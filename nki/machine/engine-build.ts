@@ -75,23 +75,40 @@ function checkNoStaticData(wasm: Uint8Array): void {
   }
 }
 
-/** Compiles and stores the engine in the cache (atomically: a concurrent reader sees the whole file or none). */
+/** Compiles and stores the engine in the cache unless it is there; returns the file. */
 export async function buildEngineCache(): Promise<string> {
   const file = engineCacheFile();
   if (existsSync(file)) return file;
-  const bytes = await compileEngine();
+  writeAtomically(file, await compileEngine());
+  return file;
+}
+
+/** Stores compiled bytes in the cache; false when the cache folder cannot be written (the bytes still serve this process). */
+export function storeInCache(bytes: Uint8Array): boolean {
+  try {
+    writeAtomically(engineCacheFile(), bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Atomically: a concurrent reader sees the whole file or none. */
+function writeAtomically(file: string, bytes: Uint8Array): void {
   mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   writeFileSync(temp, bytes);
   renameSync(temp, file);
-  return file;
 }
 
 /** The compiled engine: from the cache, or built on a helper thread while this one waits. */
 export function engineBytes(): Uint8Array {
   const file = engineCacheFile();
-  if (!existsSync(file)) buildOnHelperThread();
-  return readFileSync(file);
+  try {
+    return readFileSync(file);
+  } catch {
+    return buildOnHelperThread();
+  }
 }
 
 const BUILD_TIMEOUT_MS = 120_000;
@@ -102,8 +119,8 @@ function workerScript(): string {
   return existsSync(sibling) ? sibling : path.join(PACKAGE_ROOT, "dist", "nki", "machine", "engine-build-worker.js");
 }
 
-function buildOnHelperThread(): void {
-  const answer = new SharedArrayBuffer(8 + 65536);
+function buildOnHelperThread(): Uint8Array {
+  const answer = new SharedArrayBuffer(8 + (1 << 20));
   const state = new Int32Array(answer, 0, 2);
   const worker = new Worker(workerScript(), threadOptions({ workerData: { answer } }));
   try {
@@ -112,10 +129,9 @@ function buildOnHelperThread(): void {
       if (performance.now() > deadline) throw new BuildError("E_NKI_ENGINE_BUILD", `compiling the NKI tile engine did not finish within ${BUILD_TIMEOUT_MS / 1000} s`);
       Atomics.wait(state, 0, 0, 1000);
     }
-    if (Atomics.load(state, 0) !== 1) {
-      const message = new TextDecoder().decode(new Uint8Array(answer, 8, state[1]!).slice());
-      throw new BuildError("E_NKI_ENGINE_BUILD", message);
-    }
+    const bytes = new Uint8Array(answer, 8, state[1]!).slice();
+    if (Atomics.load(state, 0) !== 1) throw new BuildError("E_NKI_ENGINE_BUILD", new TextDecoder().decode(bytes));
+    return bytes;
   } finally {
     void worker.terminate();
   }
