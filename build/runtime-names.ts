@@ -6,7 +6,9 @@
 /**
  * The kernel library's runtime as AssemblyScript names its functions (~lib/gpsimd/<file>/<name>; C++ kernels are
  * merged with the same runtime, so theirs too): everything in assembly/ except the SIMD helpers, which act on the
- * kernel's raw pointers like the kernel.
+ * kernel's raw pointers like the kernel. A name alone proves nothing: a C++ kernel could choose one (__asm__), so
+ * its build refuses such names (build/cpp/reserved-names.ts), and sanitize mode checks the kernel's own module as
+ * the kernel's whatever its names (build/cpp/post-link.ts); only then does this test hold for a merged module.
  */
 export const isGpsimdRuntime = (name: string): boolean => name.startsWith("~lib/gpsimd/") && !name.startsWith("~lib/gpsimd/simd/");
 

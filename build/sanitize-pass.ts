@@ -19,6 +19,9 @@
 //   their accesses use the runtime_* checks, which may also write the context
 //   block's untrusted fields. Everything else (the kernel, the language's
 //   standard library, helpers that take the kernel's raw pointers) is kernel.
+//   Decide it by where a function came from, never by a name a kernel's source
+//   could choose: a C++ kernel's own module is instrumented with
+//   isRuntime = () => false (build/cpp/post-link.ts), the runtime apart.
 // - It throws for an expression kind it does not know (GC, strings...), so no
 //   memory access is ever left unchecked silently.
 // - Bump SANITIZE_ABI (host/checks/sanitizer-fast-path.ts) when the imports or

@@ -85,6 +85,7 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   // Sanitize checks, stop polls and stack checks in the kernel's own code; the DWARF goes (the source map has the lines).
   const options = { sanitize: req.sanitize };
   const [polledA, polledB] = await Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap, options), instrumentKernel(stripDwarf(kernelB.wasm), null, options)]);
+  if (polledA.reservedNames.length) return { messages: polledA.reservedNames };
   if (polledA.atomicWaits.length) return { messages: [`error: ${atomicWaitMessage(polledA.atomicWaits)}`] };
   const stubs = hostStubModules(kernelA.wasm); // the same imports in both links
   const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, polledA, options, stubs), mergeRuntime(runtime.b, polledB, options, stubs)]);

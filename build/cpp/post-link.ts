@@ -12,6 +12,7 @@ import { insertStopPolls } from "../stop-polls.js";
 import { insertStackChecks } from "./stack-checks.js";
 import { numberAllocationSites } from "../allocation-sites.js";
 import { withoutBssInit } from "./static-image.js";
+import { reservedNameUses } from "./reserved-names.js";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -38,8 +39,11 @@ async function withTemp<T>(f: (file: (name: string) => string) => Promise<T>): P
   try { return await f((name) => path.join(dir, name)); } finally { await rm(dir, { recursive: true, force: true }); }
 }
 
-/** The kernel after instrumentKernel, and the functions that hold an atomic wait (the build must refuse them). */
-export interface InstrumentedKernel extends MappedModule { atomicWaits: string[] }
+/**
+ * The kernel after instrumentKernel, the functions that hold an atomic wait, and the kernel's symbols that take a name
+ * reserved for the runtime (reserved-names.ts): the build must refuse both.
+ */
+export interface InstrumentedKernel extends MappedModule { atomicWaits: string[]; reservedNames: string[] }
 
 /**
  * The C++ kernel's own instrumentation, on the linked kernel alone (so the runtime's functions, which asc polled
@@ -52,17 +56,20 @@ export interface InstrumentedKernel extends MappedModule { atomicWaits: string[]
  * would cost seconds). Build B goes the same way without a map, so both builds get the same code.
  */
 export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | null, options: KernelModuleOptions): Promise<InstrumentedKernel> {
-  let atomicWaits: string[] = [];
+  let atomicWaits: string[] = [], reservedNames: string[] = [];
   const out = await withBinaryen({ wasm: kernel, sourceMap: kernelMap }, (module) => {
-    // A C++ kernel's functions are all the kernel's: none is named as the runtime's (~lib/gpsimd/...).
+    reservedNames = reservedNameUses(module);
+    if (reservedNames.length) return; // refused: the passes below would also collide with such a name
     withoutBssInit(module);
-    if (options.sanitize) instrumentMemory(module, { isRuntime: isGpsimdRuntime });
+    // Every function of this module came from the kernel's sources (clang's link of them alone), so every one is the
+    // kernel's, whatever its name: the runtime's own functions are in the runtime's module, instrumented apart.
+    if (options.sanitize) instrumentMemory(module, { isRuntime: () => false });
     const malloc = importedFunction(module, ABI_MODULE, "gpsimd_tcm_malloc");
     if (malloc) numberAllocationSites(module, { from: malloc, to: "gpsimd_tcm_malloc_at", import: { module: ABI_MODULE, base: "gpsimd_tcm_malloc_at" } });
     atomicWaits = insertStopPolls(module, { stopWordFrom: ABI_MODULE }).atomicWaits;
     insertStackChecks(module, ABI_MODULE);
   });
-  return { ...out, atomicWaits };
+  return { ...out, atomicWaits, reservedNames };
 }
 
 /** The internal name of the function the module imports as module.base, if it does. */
@@ -114,7 +121,8 @@ export async function mergeRuntime(runtime: Uint8Array, kernel: MappedModule, op
 /**
  * Sanitize mode's memory instrumentation of the device runtime (build/sanitize-pass.ts, the same as for
  * AssemblyScript kernels), once per compiled runtime (build-cpp.ts caches it): its functions (~lib/gpsimd/...)
- * checked as the kernel library, the standard library's and the SIMD helpers as the kernel. The runtime has no
+ * checked as the kernel library, the standard library's and the SIMD helpers as the kernel. Names are trusted here
+ * only because this module is gpsimd's own compile of assembly/ alone: no kernel source is in it. The runtime has no
  * source map, so it is read as a binary, without the text round trip.
  */
 export function sanitizedRuntime(wasm: Uint8Array): Uint8Array {
