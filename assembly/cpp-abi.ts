@@ -42,22 +42,26 @@ export function gpsimd_get_policy(desc: usize): i32 { return T(desc).get_accesso
  * (build/cpp/stack-checks.ts) call gpsimd_stack_overflow when the stack pointer would go below it.
  */
 export let gpsimd_stack_limit: usize = 0;
+/** Its highest address (the stack starts there, empty): a move above it leaves the stack too (stack-checks.ts). */
+export let gpsimd_stack_top: usize = 0;
 let stackBytes: usize = 0;
 
 /** A stack for the C++ kernel on this core's heap (emptied at every launch): returns its top. */
 export function gpsimd_stack(bytes: usize): usize {
   gpsimd_stack_limit = heap.alloc(bytes);
   stackBytes = bytes;
-  return gpsimd_stack_limit + bytes;
+  gpsimd_stack_top = gpsimd_stack_limit + bytes;
+  return gpsimd_stack_top;
 }
 
 /**
- * The C++ kernel's stack is full: the frame it was making would overwrite the heap below. The host turns this abort
+ * The C++ kernel's stack is full: the frame it was making would overwrite the heap below (or, for a wild
+ * variable-length array or alloca size, memory above or anywhere else: build/cpp/stack-checks.ts). The host turns this abort
  * (its text starts with STACK_OVERFLOW_ABORT, host/cores/kernel-instance.ts) into the trap an AssemblyScript
  * kernel's overflow is (KernelTrapError E_TRAP, "stack overflow").
  */
 export function gpsimd_stack_overflow(): void {
-  abort(`stack overflow: the C++ stack (${stackBytes} bytes) is full: unbounded recursion, or local arrays larger than the stack (raise it, up to 400 KB, with extra_cflags: ["-DSTACK_SIZE=<bytes>"])`);
+  abort(`stack overflow: the C++ stack (${stackBytes} bytes) is full: unbounded recursion, local arrays larger than the stack, or a variable-length array or alloca whose size leaves it (negative, or past the end of memory) (raise it, up to 400 KB, with extra_cflags: ["-DSTACK_SIZE=<bytes>"])`);
 }
 
 // Element-wise accessors: open (rank 0 = flat), flat get/set, and handles for acc[i][j] chains (as in accessor.ts).

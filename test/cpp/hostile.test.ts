@@ -3,16 +3,27 @@
 // - A function whose symbol takes the device runtime's naming (__asm__("~lib/gpsimd/...")) was instrumented as
 //   runtime code in sanitize mode and could forge the context block's output write log: now the build refuses the
 //   name, and the kernel's functions are all checked as the kernel's (a plain-named forger is a SanitizerError).
-import { describe, it, expect, afterAll } from "vitest";
-import { custom_op, ops, tensor, shutdown, BuildError, SanitizerError, type Library } from "gpsimd";
+// - A variable-length array or alloca sized so that the stack pointer wraps (past 0 to a high address, a negative
+//   size, a 64-bit size of 4 GB or more) ran silently, writing another tensor: now each is the "stack overflow" trap
+//   at the VLA's line, and the next call works.
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { readFileSync } from "node:fs";
+import { custom_op, ops, tensor, shutdown, BuildError, SanitizerError, KernelTrapError, type Library } from "gpsimd";
 import { fixturePath, TEST_BUILD_DIR, thrown } from "../helpers.js";
 
 const file = (name: string) => fixturePath("hostile", name);
 const loadForge = (sanitize: boolean, extra_cflags: string[] = []): Library => custom_op.load({
   name: "hostile_forge", compute_srcs: [file("forge.cpp")], shape_srcs: [file("forge-register.ts")], build_directory: TEST_BUILD_DIR, sanitize, extra_cflags,
 });
+/** 1-based line of the first line of stack.cpp that holds `text`. */
+const lineOf = (text: string) => readFileSync(file("stack.cpp"), "utf8").split("\n").findIndex((l) => l.includes(text)) + 1;
 
+let stackLib: Library;
+beforeAll(() => {
+  stackLib = custom_op.load({ name: "hostile_stack", compute_srcs: [file("stack.cpp")], shape_srcs: [file("stack-register.ts")], build_directory: TEST_BUILD_DIR });
+});
 afterAll(async () => {
+  stackLib?.unload();
   await shutdown();
 });
 
@@ -36,4 +47,38 @@ describe("a C++ kernel that names a function as the device runtime's", () => {
       lib.unload();
     }
   }, 120_000);
+});
+
+describe("a C++ stack-pointer move that leaves the core's stack", () => {
+  type Op = (t: unknown, n: bigint) => { tolist(): unknown };
+  const op = (name: string) => (ops.hostile_stack as unknown as Record<string, Op>)[name];
+  const x = () => tensor(new Float32Array(4), [4]);
+  const vlaLine = () => lineOf("volatile char buf[bytes];");
+
+  function expectOverflow(e: unknown, kernel: string, lines: number[]): void {
+    expect(e, String(e)).toBeInstanceOf(KernelTrapError);
+    const err = e as KernelTrapError;
+    expect(err.code).toBe("E_TRAP");
+    expect(err.message).toContain(`hostile_stack::${kernel} (core 0): trap: stack overflow: the C++ stack (65536 bytes) is full`);
+    const at = /:(\d+):\d+\)$/.exec(err.message);
+    expect(err.message).toContain(file("stack.cpp"));
+    expect(lines, err.message).toContain(Number(at?.[1]));
+  }
+
+  it("a VLA whose size wraps the stack pointer past 0 to another tensor's address: stack overflow at the VLA's line, the tensor untouched", () => {
+    const victim = tensor(new Float32Array(8).fill(1), [8]);
+    expectOverflow(thrown(() => op("stack_vla_at")(x(), BigInt(victim.address))), "stack_vla_at", [vlaLine()]);
+    expect(victim.tolist()).toEqual(Array(8).fill(1));
+  });
+
+  it("negative sizes, sizes that wrap the pointer, 64-bit sizes of 4 GB and more: each a stack overflow at its line; the next call works", () => {
+    const sizes = [-16n, -64n, 0xFFFF_FFF0n, 1n << 32n, (1n << 32n) + 16n, 1n << 40n];
+    for (const bytes of sizes) {
+      expectOverflow(thrown(() => op("stack_vla")(x(), bytes)), "stack_vla", [vlaLine()]);
+      // alloca's function is small enough for the optimiser to inline it into its caller: the line is the alloca's or the call's.
+      expectOverflow(thrown(() => op("stack_alloca")(x(), bytes)), "stack_alloca", [lineOf("alloca((size_t)bytes)"), lineOf("with_alloca(bytes));")]);
+    }
+    expect(op("stack_vla")(x(), 16n).tolist()).toEqual([127, 127, 127, 127]);
+    expect(op("stack_alloca")(x(), 100n).tolist()).toEqual([63, 63, 63, 63]);
+  });
 });
