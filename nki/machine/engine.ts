@@ -19,11 +19,17 @@
 // - abs_max/abs_min (binary and reduce) follow nki.language: the value of larger/smaller magnitude, with its sign.
 // - EngineDType is a plain enum (not const), so code that esbuild or vitest compiles file by file sees its values.
 // - copy(out, a) is unary("copy", out, a), the DMA and cast every copy instruction needs.
+// - Added: unary ops gelu_apprx_sigmoid, gelu_apprx_sigmoid_dx, prelu; binary abs_min; reduce abs_min;
+//   scan() (nisa.tensor_tensor_scan); createEngine(scratchAddr?) and ENGINE_SCRATCH_BYTES for hosts of threads.
 //
 // Semantics (see assembly/nki/*.ts for the formulas): inputs are read exactly, computed in f64 (or in
 // i64 when every input is an integer and the operation has an integer form, wrapping to the output's
-// width), and rounded once to float32 (then to 16 bits for bf16/f16) when stored. Floats stored into
-// integer outputs are truncated toward zero (NaN gives 0) and wrapped.
+// width), and rounded once to float32 (then to 16 bits for bf16/f16) when stored; + - * / sqrt and
+// comparisons therefore give numpy float32's bits. Immediates are float32 (exact integers in integer
+// mode). tensor_scalar's intermediate and an activation's scale and bias steps are rounded to float32,
+// as on the engines. Floats stored into integer outputs are truncated toward zero, saturated to int64
+// (NaN gives 0) and wrapped to the width. Transcendentals are double-precision libm (AssemblyScript's
+// Math; sin/cos/tan the host's Math) rounded to float32: within 1 ulp of a correctly rounded result.
 import { isMainThread } from "node:worker_threads";
 import { hbm } from "../../host/device/hbm.js";
 import { engineBytes } from "./engine-build.js";
