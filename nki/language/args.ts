@@ -73,6 +73,13 @@ export function shapeArg(v: PyValue, what: string, ctx: CallContext): number[] {
   });
 }
 
+/** The axis nl.par_dim marks in a shape (0 when none does: the first axis is the partition axis). */
+export function partitionAxisOf(v: PyValue): number {
+  const items = v instanceof PyTuple || v instanceof PyList ? v.items : [];
+  const k = items.findIndex((x) => x instanceof HostObject && x.typeName === "par_dim");
+  return k < 0 ? 0 : k;
+}
+
 /** A list of ints from an int, tuple or list (axis=...). */
 export function intsArg(v: PyValue, what: string, ctx: CallContext): number[] {
   if (v instanceof PyTuple || v instanceof PyList) return v.items.map((x) => intArg(x, what, ctx));

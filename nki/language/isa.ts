@@ -13,7 +13,7 @@ import { atSite, errorDetails } from "../machine/site.js";
 import { native, intsArg, shapeArg, typeName, type Bound } from "./args.js";
 import { dtypeArg, requiredDType } from "./dtype-arg.js";
 import { arrayArg, binaryOp, boxOf, copyInto, fillView, newTile, reduceOp, reshapedView, scalarOf, unaryOp } from "./compute.js";
-import { OP_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
+import { OP_OF_FUNCTION, REDUCE_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
 import { enumNamespace, EnumValue } from "./constants.js";
 import { transpose } from "./nl-memory.js";
 import { hbm } from "../../host/device/hbm.js";
@@ -34,6 +34,8 @@ const REDUCE_OF: Record<string, string> = {
 };
 
 function reduceOpArg(v: PyValue, instr: string, ctx: CallContext): string {
+  const direct = v instanceof NativeFunction ? REDUCE_OF_FUNCTION.get(v) : undefined;
+  if (direct) return direct;
   const { name } = opArg(v, instr, ctx);
   const r = REDUCE_OF[name];
   if (!r || name === "subtract") throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `${instr}: ${name} is not a reduction operator${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
@@ -87,10 +89,35 @@ function activation(instr: string, a: Bound, dest: NkiArray | null, ctx: CallCon
   const out = dest ?? newTile(data.shape, dtypeArg(a.dtype, ctx) ?? data.dtype, ctx);
   const bias = a.bias === null || a.bias === undefined ? undefined : scalarOrTile(a.bias, out.shape, instr, ctx, used);
   const scale = scalarOf(a.scale ?? 1);
-  if (scale !== undefined) return unaryOp(instr, op, data, out.dtype, a.mask ?? null, ctx, { out }, { scale, bias }, used);
-  // A per-partition scale tile: data * scale first (rounded to float32, as ScalarE rounds each step).
-  const scaled = binaryOp(instr, "multiply", data, arrayArg(a.scale, "scale", instr, ctx), float32, a.mask ?? null, ctx) as NkiArray;
-  return unaryOp(instr, op, scaled, out.dtype, a.mask ?? null, ctx, { out }, { bias }, [null, ...used]);
+  if (scale !== undefined) unaryOp(instr, op, data, out.dtype, a.mask ?? null, ctx, { out }, { scale, bias }, used);
+  else {
+    // A per-partition scale tile: data * scale first (rounded to float32, as ScalarE rounds each step).
+    const scaled = binaryOp(instr, "multiply", data, arrayArg(a.scale, "scale", instr, ctx), float32, a.mask ?? null, ctx) as NkiArray;
+    unaryOp(instr, op, scaled, out.dtype, a.mask ?? null, ctx, { out }, { bias }, [null, ...used]);
+  }
+  reduceAlongFree(instr, a.reduce_op, out, a.reduce_res, a.reduce_cmd, ctx);
+  return out;
+}
+
+/**
+ * The reduce step some instructions end with (activation, tensor_scalar_reduce): the result reduced
+ * along its free axes into reduce_res, one value per partition. reduce_cmd reduce / load_reduce add
+ * the new value to what reduce_res holds; idle does nothing; reset / reset_reduce overwrite.
+ */
+function reduceAlongFree(instr: string, reduceOpV: PyValue, result: NkiArray, res: PyValue, cmd: PyValue, ctx: CallContext): void {
+  if (res === null || res === undefined || reduceOpV === null || reduceOpV === undefined) return;
+  const mode = cmd instanceof EnumValue ? cmd.member : "reset_reduce";
+  if (mode === "idle") return;
+  const dest = arrayArg(res, "reduce_res", instr, ctx);
+  const op = reduceOpArg(reduceOpV, instr, ctx);
+  const axes = result.shape.map((_, k) => k).slice(1);
+  if (mode === "reduce" || mode === "load_reduce") {
+    const partial = reduceOp(instr, op, result, axes, float32, false, null, ctx);
+    const binary = op === "max" ? "maximum" : op === "min" ? "minimum" : op === "multiply" ? "multiply" : "add";
+    binaryOp(instr, binary, dest, partial, null, null, ctx, { out: dest });
+    return;
+  }
+  reduceOp(instr, op, result, axes, null, false, null, ctx, { out: dest });
 }
 
 function tensorReduce(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {
@@ -167,6 +194,13 @@ export function makeLegacyIsa(): Map<string, PyValue> {
     (a, ctx) => tensorScalar("nisa.tensor_scalar", a, null, ctx));
   set("activation", [["op"], ["data"], ["bias", null], ["scale", 1], ["reduce_op", null], ["reduce_res", null], ["reduce_cmd", null], ["mask", null], ["dtype", null]],
     (a, ctx) => activation("nisa.activation", a, null, ctx));
+  set("activation_reduce", [["op"], ["data"], ["reduce_op"], ["reduce_res"], ["bias", null], ["scale", 1], ["mask", null], ["dtype", null]],
+    (a, ctx) => activation("nisa.activation_reduce", a, null, ctx));
+  set("tensor_scalar_reduce", [["data"], ["op0"], ["operand0"], ["reduce_op"], ["reduce_res"], ["reverse0", false], ["dtype", null], ["mask", null]], (a, ctx) => {
+    const out = tensorScalar("nisa.tensor_scalar_reduce", a, null, ctx);
+    reduceAlongFree("nisa.tensor_scalar_reduce", a.reduce_op, out, a.reduce_res, null, ctx);
+    return out;
+  });
   set("tensor_reduce", [["op"], ["data"], ["axis"], ["mask", null], ["dtype", null], ["negate", false], ["keepdims", false]], (a, ctx) => tensorReduce("nisa.tensor_reduce", a, null, ctx));
   set("tensor_partition_reduce", [["op"], ["data"], ["mask", null], ["dtype", null]], (a, ctx) => partitionReduce("nisa.tensor_partition_reduce", a, null, ctx));
   set("tensor_tensor_scan", [["data0"], ["data1"], ["initial"], ["op0"], ["op1"], ["reverse0", false], ["reverse1", false], ["dtype", null], ["mask", null]],
@@ -294,6 +328,13 @@ export function makeCurrentIsa(): Map<string, PyValue> {
     (a, ctx) => { tensorScalar("nisa.tensor_scalar", a, dst(a, "nisa.tensor_scalar", ctx), ctx); return null; });
   set("activation", [["dst"], ["op"], ["data"], ["bias", null], ["scale", 1], ["reduce_op", null], ["reduce_res", null], ["reduce_cmd", null], ["name", null]],
     (a, ctx) => { activation("nisa.activation", a, dst(a, "nisa.activation", ctx), ctx); return null; });
+  set("activation_reduce", [["dst"], ["op"], ["data"], ["reduce_op"], ["reduce_res"], ["bias", null], ["scale", 1], ["name", null]],
+    (a, ctx) => { activation("nisa.activation_reduce", a, dst(a, "nisa.activation_reduce", ctx), ctx); return null; });
+  set("tensor_scalar_reduce", [["dst"], ["data"], ["op0"], ["operand0"], ["reduce_op"], ["reduce_res", null], ["reverse0", false], ["reduce_cmd", null], ["reduce_init", null], ["reduce_res_negate", false], ["name", null]], (a, ctx) => {
+    const out = tensorScalar("nisa.tensor_scalar_reduce", a, dst(a, "nisa.tensor_scalar_reduce", ctx), ctx);
+    reduceAlongFree("nisa.tensor_scalar_reduce", a.reduce_op, out, a.reduce_res, a.reduce_cmd, ctx);
+    return null;
+  });
   set("tensor_reduce", [["dst"], ["op"], ["data"], ["axis"], ["negate", false], ["keepdims", false], ["name", null]],
     (a, ctx) => { tensorReduce("nisa.tensor_reduce", a, dst(a, "nisa.tensor_reduce", ctx), ctx); return null; });
   set("tensor_tensor_scan", [["dst"], ["data0"], ["data1"], ["initial"], ["op0"], ["op1"], ["reverse0", false], ["reverse1", false], ["name", null]],

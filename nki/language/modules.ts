@@ -2,6 +2,8 @@
 // .isa, .typing) as the seeds and most published kernels use them, the current nki (+ .language,
 // .isa), and the numpy subset kernels use inside kernels.
 import { HostObject, NativeFunction, PyModule, PyException, type CallContext, type PyValue } from "../python/values.js";
+import { NkiSyntaxError } from "../../host/checks/errors.js";
+import { atSite, errorDetails } from "../machine/site.js";
 import { PyFunction } from "../python/objects.js";
 import { registerNativeModule } from "../python/modules.js";
 import { NKI_DTYPES } from "../machine/nki-dtype.js";
@@ -75,6 +77,26 @@ function asKernel(v: PyValue, ctx: CallContext): { kernel: KernelFunction; grid:
   throw new PyException("TypeError", `expected an NKI kernel, got ${typeName(v)}`, ctx.site);
 }
 
+/**
+ * nki.compiler: scheduling hints are accepted and change nothing here (no_reorder, the skip decorator);
+ * direct allocation (sbuf.mod_alloc, psum.mod_alloc) is refused when called, so a file that only
+ * names it at module level still loads.
+ */
+function compilerModule(name: string): PyModule {
+  const refuse = (what: string) => new NativeFunction(what, (_a, _k, ctx) => {
+    throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `${what}: direct SBUF/PSUM allocation is not supported by gpsimd (tiles are placed by the machine)${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
+  });
+  const passThrough = (what: string) => new NativeFunction(what, (args) => args[0] ?? null);
+  return moduleOf(name, {
+    skip_middle_end_transformations: passThrough("skip_middle_end_transformations"),
+    enable_stack_allocator: passThrough("enable_stack_allocator"),
+    force_auto_alloc: passThrough("force_auto_alloc"),
+    no_reorder: new NativeFunction("no_reorder", () => null),
+    sbuf: moduleOf(`${name}.sbuf`, { mod_alloc: refuse("nki.compiler.sbuf.mod_alloc"), alloc: refuse("nki.compiler.sbuf.alloc") }),
+    psum: moduleOf(`${name}.psum`, { mod_alloc: refuse("nki.compiler.psum.mod_alloc"), alloc: refuse("nki.compiler.psum.alloc") }),
+  });
+}
+
 function nkiModuleAttrs(generation: "neuronxcc" | "nki", language: PyModule, isa: PyModule, typing: PyModule): Map<string, PyValue> {
   const m = new Map<string, PyValue>();
   for (const d of ["jit", "trace", "baremetal", "benchmark", "profile"]) m.set(d, decorator(d));
@@ -91,9 +113,7 @@ function nkiModuleAttrs(generation: "neuronxcc" | "nki", language: PyModule, isa
   m.set("isa", isa);
   m.set("typing", typing);
   m.set("tensor", typing.attrs.get("tensor")!);
-  m.set("compiler", moduleOf(`${generation === "nki" ? "nki" : "neuronxcc.nki"}.compiler`, {
-    skip_middle_end_transformations: new NativeFunction("skip_middle_end_transformations", (args) => args[0] ?? null),
-  }));
+  m.set("compiler", compilerModule(generation === "nki" ? "nki.compiler" : "neuronxcc.nki.compiler"));
   return m;
 }
 

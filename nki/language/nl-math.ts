@@ -35,6 +35,10 @@ export const REDUCE_OPS: Readonly<Record<string, string>> = {
   sum: "add", max: "max", min: "min", prod: "multiply", mean: "mean", all: "logical_and",
 };
 
+/** nl.max, nl.sum... passed as a reduction op= (nisa.tensor_reduce(op=nl.max, ...)): the engine's reduce op. */
+export const REDUCE_OF_FUNCTION = new Map<NativeFunction, string>();
+function registerReduction(op: string, f: NativeFunction): NativeFunction { REDUCE_OF_FUNCTION.set(f, op); return f; }
+
 /** Which engine op an nl/np function object stands for when passed as op= (nl.add, np.add, nl.exp...). */
 export const OP_OF_FUNCTION = new Map<NativeFunction, { name: string; op: string; arity: 1 | 2 }>();
 
@@ -53,10 +57,10 @@ export function makeMathFunctions(): Map<string, PyValue> {
     out.set(name, f);
   }
   for (const [name, op] of Object.entries(REDUCE_OPS)) {
-    out.set(name, native(`nl.${name}`, [["x"], ["axis"], ["dtype", null], ["keepdims", false], ["mask", null]], (a, ctx) => {
+    out.set(name, registerReduction(op, native(`nl.${name}`, [["x"], ["axis"], ["dtype", null], ["keepdims", false], ["mask", null]], (a, ctx) => {
       const axes = intsArg(a.axis, "axis", ctx);
       return reduceOp(`nl.${name}`, op, a.x, axes, dtypeArg(a.dtype, ctx), a.keepdims === true, a.mask, ctx);
-    }, true));
+    }, true)));
   }
   out.set("where", native("nl.where", [["condition"], ["x"], ["y"], ["dtype", null], ["mask", null]], (a, ctx) => where(a.condition, a.x, a.y, dtypeArg(a.dtype, ctx), a.mask, ctx), true));
   out.set("matmul", native("nl.matmul", [["x"], ["y"], ["transpose_x", false], ["mask", null]], (a, ctx) => {

@@ -2,29 +2,31 @@
 // copy, broadcast_to, transpose, load_transpose2d), and device_print.
 import { PyException, PyFloat, type CallContext, type PyValue } from "../python/values.js";
 import { tileEngine } from "../machine/engine.js";
-import { NkiArray, contiguousStrides } from "../machine/tile.js";
+import { NkiArray, Storage, contiguousStrides, wholeArray } from "../machine/tile.js";
+import { Tensor } from "../../host/device/tensor.js";
+import { HostArray } from "./numpy.js";
 import { currentRun } from "../machine/kernel-run.js";
-import { float32, type NkiDType } from "../machine/nki-dtype.js";
+import { float32, uint8, type NkiDType } from "../machine/nki-dtype.js";
 import { operand, checkUninit, shapeError } from "../machine/instructions.js";
 import { checkAccess, fullBox } from "../machine/access.js";
 import { hbm } from "../../host/device/hbm.js";
 import { output } from "../../host/output.js";
-import { native, shapeArg, typeName } from "./args.js";
+import { native, partitionAxisOf, shapeArg, typeName } from "./args.js";
 import { dtypeArg, requiredDType } from "./dtype-arg.js";
 import { bufferArg, type BufferName } from "./constants.js";
 import { arrayArg, boxOf, copyInto, fillView, newTile, scalarOf } from "./compute.js";
 import { transposedView } from "./nl-math.js";
 
 /** A new tile or HBM tensor of the buffer asked for (its elements unwritten). */
-export function allocate(shape: readonly number[], dtype: NkiDType, buffer: BufferName, name: PyValue, ctx: CallContext): NkiArray {
+export function allocate(shape: readonly number[], dtype: NkiDType, buffer: BufferName, name: PyValue, ctx: CallContext, partitionAxis = 0): NkiArray {
   const run = currentRun(ctx.site);
   const nm = typeof name === "string" && name !== "" ? name : undefined;
-  if (buffer === "sbuf" || buffer === "psum") return run.allocTile(buffer, shape, dtype, ctx.site, nm);
+  if (buffer === "sbuf" || buffer === "psum") return run.allocTile(buffer, shape, dtype, ctx.site, nm, partitionAxis);
   return run.allocHbm(buffer, shape, dtype, ctx.site, nm);
 }
 
-function filled(shape: readonly number[], value: number, dtype: NkiDType, buffer: BufferName, name: PyValue, instr: string, ctx: CallContext): NkiArray {
-  const t = allocate(shape, dtype, buffer, name, ctx);
+function filled(shape: readonly number[], value: number, dtype: NkiDType, buffer: BufferName, name: PyValue, instr: string, ctx: CallContext, partitionAxis = 0): NkiArray {
+  const t = allocate(shape, dtype, buffer, name, ctx, partitionAxis);
   fillView(instr, t, value, ctx);
   return t;
 }
@@ -33,16 +35,16 @@ export function makeMemoryFunctions(): Map<string, PyValue> {
   const out = new Map<string, PyValue>();
   const add = (name: string, f: PyValue) => out.set(name, f);
   add("ndarray", native("nl.ndarray", [["shape"], ["dtype"], ["buffer", null], ["name", ""], ["address", null]], (a, ctx) =>
-    allocate(shapeArg(a.shape, "shape", ctx), requiredDType(a.dtype, "nl.ndarray", ctx), bufferArg(a.buffer, "sbuf", ctx), a.name, ctx)));
+    allocate(shapeArg(a.shape, "shape", ctx), requiredDType(a.dtype, "nl.ndarray", ctx), bufferArg(a.buffer, "sbuf", ctx), a.name, ctx, partitionAxisOf(a.shape))));
   add("empty", out.get("ndarray")!);
   add("zeros", native("nl.zeros", [["shape"], ["dtype"], ["buffer", null], ["name", ""]], (a, ctx) =>
-    filled(shapeArg(a.shape, "shape", ctx), 0, requiredDType(a.dtype, "nl.zeros", ctx), bufferArg(a.buffer, "sbuf", ctx), a.name, "nl.zeros", ctx), true));
+    filled(shapeArg(a.shape, "shape", ctx), 0, requiredDType(a.dtype, "nl.zeros", ctx), bufferArg(a.buffer, "sbuf", ctx), a.name, "nl.zeros", ctx, partitionAxisOf(a.shape)), true));
   add("ones", native("nl.ones", [["shape"], ["dtype"], ["buffer", null], ["name", ""]], (a, ctx) =>
-    filled(shapeArg(a.shape, "shape", ctx), 1, requiredDType(a.dtype, "nl.ones", ctx), bufferArg(a.buffer, "sbuf", ctx), a.name, "nl.ones", ctx), true));
+    filled(shapeArg(a.shape, "shape", ctx), 1, requiredDType(a.dtype, "nl.ones", ctx), bufferArg(a.buffer, "sbuf", ctx), a.name, "nl.ones", ctx, partitionAxisOf(a.shape)), true));
   add("full", native("nl.full", [["shape"], ["fill_value"], ["dtype"], ["buffer", null], ["name", ""]], (a, ctx) => {
     const v = scalarOf(a.fill_value);
     if (v === undefined) throw new PyException("TypeError", `nl.full: fill_value must be a number, not ${typeName(a.fill_value)}`, ctx.site);
-    return filled(shapeArg(a.shape, "shape", ctx), v, requiredDType(a.dtype, "nl.full", ctx), bufferArg(a.buffer, "sbuf", ctx), a.name, "nl.full", ctx);
+    return filled(shapeArg(a.shape, "shape", ctx), v, requiredDType(a.dtype, "nl.full", ctx), bufferArg(a.buffer, "sbuf", ctx), a.name, "nl.full", ctx, partitionAxisOf(a.shape));
   }, true));
   const like = (name: string, value: number | null) => native(`nl.${name}`, [["x"], ["dtype", null], ["buffer", null], ["name", ""]], (a, ctx) => {
     const x = arrayArg(a.x, "x", `nl.${name}`, ctx);
@@ -76,8 +78,26 @@ export function makeMemoryFunctions(): Map<string, PyValue> {
     return t;
   }, true));
   add("transpose", native("nl.transpose", [["x"], ["dtype", null], ["mask", null]], (a, ctx) => transpose("nl.transpose", a.x, dtypeArg(a.dtype, ctx), null, ctx), true));
+  add("shared_constant", native("nl.shared_constant", [["constant"], ["dtype", null]], (a, ctx) => {
+    if (!(a.constant instanceof HostArray)) throw new PyException("TypeError", `nl.shared_constant takes a numpy array made in the kernel (np.identity(...)), not ${typeName(a.constant)}`, ctx.site);
+    return constantTensor(a.constant.shape, a.constant.values, dtypeArg(a.dtype, ctx) ?? a.constant.dtype, ctx);
+  }, true));
+  add("shared_identity_matrix", native("nl.shared_identity_matrix", [["n"], ["dtype", uint8]], (a, ctx) => {
+    const n = Number(scalarOf(a.n));
+    const v = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) v[i * n + i] = 1;
+    return constantTensor([n, n], v, dtypeArg(a.dtype, ctx) ?? uint8, ctx);
+  }, true));
   add("device_print", native("nl.device_print", [["print_prefix"], ["tensor"]], (a, ctx) => { devicePrint(String(a.print_prefix), a.tensor, ctx); return null; }, true));
   return out;
+}
+
+/** An HBM tensor holding constant values (every element defined), made at trace time as NKI makes it. */
+function constantTensor(shape: readonly number[], values: Float64Array, dtype: NkiDType, ctx: CallContext): NkiArray {
+  if (!dtype.hostDType) throw new PyException("TypeError", `nl.shared_constant: ${dtype.name} constants are not supported`, ctx.site);
+  const t = new Tensor(shape, dtype.hostDType);
+  t.copy_(Float32Array.from(values));
+  return wholeArray(new Storage("private_hbm", t.address, 0, dtype, shape, ctx.site, undefined, t));
 }
 
 /** A copy of `src` (any view: HBM, SBUF or PSUM) in a new SBUF tile of its shape. */

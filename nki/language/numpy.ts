@@ -1,8 +1,10 @@
 // The numpy that kernels use inside kernels: dtypes (np.float32 is nl.float32), operators passed
 // as op= (np.add is nl.add), a few scalar helpers (np.prod over a shape, np.sqrt of a number,
 // np.pi). Array creation and host-side numpy are not part of it.
-import { NativeFunction, PyException, PyFloat, PyList, PyModule, PyTuple, type PyValue } from "../python/values.js";
-import { NUMPY_DTYPES } from "../machine/nki-dtype.js";
+import { HostObject, NativeFunction, PyException, PyFloat, PyList, PyModule, PyTuple, type PyValue } from "../python/values.js";
+import { NUMPY_DTYPES, float64, type NkiDType } from "../machine/nki-dtype.js";
+import { native, intArg } from "./args.js";
+import { dtypeArg } from "./dtype-arg.js";
 import { NkiArray } from "../machine/tile.js";
 import { OP_OF_FUNCTION } from "./nl-math.js";
 import { scalarOf } from "./compute.js";
@@ -59,5 +61,34 @@ export function makeNumpy(nl: Map<string, PyValue>): PyModule {
     }
     return float ? new PyFloat(p) : p;
   }));
+  addArrayMakers(np);
   return np;
+}
+
+/** A numpy array made inside a kernel at trace time (np.identity): host data for nl.shared_constant. */
+export class HostArray extends HostObject {
+  readonly typeName = "ndarray";
+  constructor(readonly shape: readonly number[], readonly values: Float64Array, readonly dtype: NkiDType) { super(); }
+  override getAttr(name: string): PyValue | undefined {
+    if (name === "shape") return new PyTuple([...this.shape]);
+    if (name === "dtype") return this.dtype;
+    return undefined;
+  }
+}
+
+function identity(n: number, m: number, dtype: NkiDType): HostArray {
+  const v = new Float64Array(n * m);
+  for (let i = 0; i < Math.min(n, m); i++) v[i * m + i] = 1;
+  return new HostArray([n, m], v, dtype);
+}
+
+export function addArrayMakers(np: PyModule): void {
+  np.attrs.set("identity", native("numpy.identity", [["n"], ["dtype", null]], (a, ctx) => {
+    const n = intArg(a.n, "n", ctx);
+    return identity(n, n, dtypeArg(a.dtype, ctx) ?? float64);
+  }));
+  np.attrs.set("eye", native("numpy.eye", [["N"], ["M", null], ["k", 0], ["dtype", null]], (a, ctx) => {
+    const n = intArg(a.N, "N", ctx);
+    return identity(n, a.M === null ? n : intArg(a.M, "M", ctx), dtypeArg(a.dtype, ctx) ?? float64);
+  }, true));
 }

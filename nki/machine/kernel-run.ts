@@ -137,12 +137,17 @@ export class KernelRun {
   get device(): DeviceFigures { return this.launch.device; }
 
   /** A new SBUF or PSUM tile (its elements unwritten). */
-  allocTile(buffer: OnChipBuffer, shape: readonly number[], dtype: NkiDType, site: SourceSite | undefined, name: string | undefined): NkiArray {
-    checkPartitions(shape, buffer, site, name, this.device.partitions);
+  /**
+   * A new SBUF or PSUM tile (its elements unwritten). partitionAxis is the axis nl.par_dim marked
+   * (axes before it are blocks of tiles: (4, par_dim(128), 512) is four [128, 512] tiles).
+   */
+  allocTile(buffer: OnChipBuffer, shape: readonly number[], dtype: NkiDType, site: SourceSite | undefined, name: string | undefined, partitionAxis = 0): NkiArray {
+    const tileShape = shape.slice(partitionAxis);
+    checkPartitions(tileShape, buffer, site, name, this.device.partitions, shape);
     requireSupported(dtype, site);
     const numel = shape.reduce((a, b) => a * b, 1);
-    if (buffer === "psum") checkPsumBank(shape, dtype, site, name, this.device);
-    const place = this.memory.alloc(buffer, numel, dtype.bytes, shape[0] ?? 1);
+    if (buffer === "psum") checkPsumBank(tileShape, dtype, site, name, this.device, shape);
+    const place = this.memory.alloc(buffer, numel, dtype.bytes, shape.slice(0, partitionAxis + 1).reduce((a, b) => a * b, 1));
     return wholeArray(new Storage(buffer, place.addr, place.initAddr, dtype, shape, site, name));
   }
 
@@ -186,19 +191,19 @@ export class KernelRun {
   describeInstance(): string { return `[${this.programIds.join(", ")}]`; }
 }
 
-function checkPartitions(shape: readonly number[], buffer: OnChipBuffer, site: SourceSite | undefined, given: string | undefined, pmax: number): void {
-  if ((shape[0] ?? 1) <= pmax) return;
+function checkPartitions(tileShape: readonly number[], buffer: OnChipBuffer, site: SourceSite | undefined, given: string | undefined, pmax: number, shape: readonly number[]): void {
+  if ((tileShape[0] ?? 1) <= pmax) return;
   const name = given ?? assignedName(site);
   throw new TileShapeError(
     "E_NKI_PARTITION",
-    `a ${buffer} tile${name ? ` '${name}'` : ""} of shape (${shape.join(", ")}) has ${shape[0]} partitions; the partition dimension (the first) is at most ${pmax} (nl.tile_size.pmax)${atSite(site)}`,
+    `a ${buffer} tile${name ? ` '${name}'` : ""} of shape (${shape.join(", ")}) has ${tileShape[0]} partitions; the partition dimension (the first) is at most ${pmax} (nl.tile_size.pmax)${atSite(site)}`,
     { details: errorDetails(site, { shape: [...shape], limit: pmax, buffer }) },
   );
 }
 
 /** A PSUM tile lives in one bank: at most 2 KiB (512 float32) per partition. */
-function checkPsumBank(shape: readonly number[], dtype: NkiDType, site: SourceSite | undefined, given: string | undefined, device: DeviceFigures): void {
-  const free = shape.slice(1).reduce((a, b) => a * b, 1) * dtype.bytes;
+function checkPsumBank(tileShape: readonly number[], dtype: NkiDType, site: SourceSite | undefined, given: string | undefined, device: DeviceFigures, shape: readonly number[]): void {
+  const free = tileShape.slice(1).reduce((a, b) => a * b, 1) * dtype.bytes;
   if (free <= device.psumBankBytes) return;
   const name = given ?? assignedName(site);
   throw new TileShapeError(
