@@ -3,7 +3,7 @@
 // processed in chunks: inputs converted into f64 (or i64) buffers, the operation run over the buffers
 // with the switch outside the loop, the result converted into the output. Common float32 rows with unit
 // strides take direct loops instead (SIMD for + - * / max min, plain copies and bf16 conversions).
-import { CHUNK, F_DTYPE, F_SCALAR, IDX, ROWS, P_SCALE, buf, param, shapeAt, slot, strideAt } from "./layout";
+import { CHUNK, F_DTYPE, F_SCALAR, IDX, ROWS, buf, param, shapeAt, slot, strideAt } from "./layout";
 import { F32, BF16, elementBytes, loadF64, loadI64, storeF64, storeI64, fillF64, fillI64, bf16ToF32 } from "./dtypes";
 import { unaryF64, binaryF64, preluF64, roundF32 } from "./float-ops";
 import { asF32, storeBf16, simdRow } from "./fast-f32";
@@ -17,7 +17,7 @@ export const K_TENSOR_SCALAR: i32 = 2; // out = (in1 op0 in2) op1 in3
 export const K_SELECT: i32 = 3;     // out = in1 != 0 ? in2 : in3
 
 export const FLAG_INT: i32 = 1;   // all inputs integral: compute in i64
-export const FLAG_SCALE: i32 = 2; // unary: multiply by PARAMS[P_SCALE] first (rounded to f32)
+export const FLAG_SCALE: i32 = 2; // unary: multiply by in4 first (rounded to f32)
 export const FLAG_BIAS: i32 = 4;  // unary: then add in2 (rounded to f32)
 export const FLAG_ALPHA: i32 = 8; // unary: in3 is the operation's alpha (prelu)
 
@@ -30,7 +30,7 @@ const FAST_FILL = 5;     // a scalar copied into a unit-stride row (memset)
 
 /** The last input slot an instruction reads. */
 function inputCount(kind: i32, code1: i32, flags: i32): i32 {
-  if (kind == K_UNARY) return flags & FLAG_ALPHA ? 3 : flags & FLAG_BIAS ? 2 : 1;
+  if (kind == K_UNARY) return flags & FLAG_SCALE ? 4 : flags & FLAG_ALPHA ? 3 : flags & FLAG_BIAS ? 2 : 1;
   if (kind == K_BINARY) return 2;
   if (kind == K_TENSOR_SCALAR) return code1 >= 0 ? 3 : 2;
   return 3;
@@ -114,13 +114,17 @@ function chunk(s: usize, kind: i32, code0: i32, code1: i32, flags: i32, inputs: 
       store<i64>(r + at, load<f64>(cond + at) != 0 ? load<i64>(x + at) : load<i64>(y + at)); // bits: f64 or i64 alike
     }
   } else {
-    for (let k = 1; k <= inputs; k++) if (kind != K_UNARY || k != 2 || (flags & FLAG_BIAS)) loadInput(s, k, c, m, int);
     if (kind == K_UNARY) {
+      // in1 the data, in2 the bias, in3 prelu's alpha, in4 the scale: each loaded when its flag is set
+      loadInput(s, 1, c, m, int);
+      if (flags & FLAG_BIAS) loadInput(s, 2, c, m, false);
+      if (flags & FLAG_ALPHA) loadInput(s, 3, c, m, false);
+      if (flags & FLAG_SCALE) loadInput(s, 4, c, m, false);
       let x = buf(s, 1);
       if (flags & FLAG_SCALE) {
         // activation(in * scale + bias): the ACT engine's affine step in fp32, each operation rounded
-        const scale = param(s, P_SCALE);
-        for (let i = 0; i < m; i++) store<f64>(x + (<usize>i << 3), <f64><f32>(load<f64>(x + (<usize>i << 3)) * scale));
+        binaryF64(op.B_MULTIPLY, x, x, buf(s, 4), m);
+        roundF32(x, m);
       }
       if (flags & FLAG_BIAS) {
         binaryF64(op.B_ADD, x, x, buf(s, 2), m);
@@ -129,14 +133,17 @@ function chunk(s: usize, kind: i32, code0: i32, code1: i32, flags: i32, inputs: 
       if (int) unaryI64(code0, r, x, m);
       else if (code0 == op.U_PRELU) preluF64(r, x, buf(s, 3), m);
       else unaryF64(code0, r, x, m);
-    } else if (int) {
-      binaryI64(code0, r, buf(s, 1), buf(s, 2), m);
-      if (kind == K_TENSOR_SCALAR && code1 >= 0) binaryI64(code1, r, r, buf(s, 3), m);
     } else {
-      binaryF64(code0, r, buf(s, 1), buf(s, 2), m);
-      if (kind == K_TENSOR_SCALAR && code1 >= 0) {
-        roundF32(r, m); // the engine's fp32 intermediate
-        binaryF64(code1, r, r, buf(s, 3), m);
+      for (let k = 1; k <= inputs; k++) loadInput(s, k, c, m, int);
+      if (int) {
+        binaryI64(code0, r, buf(s, 1), buf(s, 2), m);
+        if (kind == K_TENSOR_SCALAR && code1 >= 0) binaryI64(code1, r, r, buf(s, 3), m);
+      } else {
+        binaryF64(code0, r, buf(s, 1), buf(s, 2), m);
+        if (kind == K_TENSOR_SCALAR && code1 >= 0) {
+          roundF32(r, m); // the engine's fp32 intermediate
+          binaryF64(code1, r, r, buf(s, 3), m);
+        }
       }
     }
   }

@@ -19,7 +19,6 @@ export const F_STRIDES: usize = 40;
 
 /** f64 parameters: scalars of slots 0..4, then the named ones. */
 export const PARAMS: usize = 384;
-export const P_SCALE: i32 = 5;
 export const P_BASE: i32 = 7;
 export const P_COEF: i32 = 8; // six affine coefficients, 8..13
 

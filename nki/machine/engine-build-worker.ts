@@ -2,7 +2,7 @@
 // Answers in the shared buffer: [state, length] then the bytes: state 1 with the compiled module (also
 // stored in the cache when the cache folder is writable), 2 with a UTF-8 error message; then wakes the waiter.
 import { workerData } from "node:worker_threads";
-import { compileEngine, storeInCache } from "./engine-build.js";
+import { compileEngine, readEngineSources, storeInCache } from "./engine-build.js";
 
 const { answer } = workerData as { answer: SharedArrayBuffer };
 const state = new Int32Array(answer, 0, 2);
@@ -16,7 +16,8 @@ function finish(code: number, bytes: Uint8Array): void {
   Atomics.notify(state, 0);
 }
 
-compileEngine().then(
-  (bytes) => { storeInCache(bytes); finish(1, bytes); },
+const sources = readEngineSources();
+compileEngine(sources).then(
+  (bytes) => { storeInCache(sources, bytes); finish(1, bytes); },
   (e: unknown) => finish(2, new TextEncoder().encode(e instanceof Error ? e.message : String(e))),
 );

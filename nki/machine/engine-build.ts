@@ -27,8 +27,15 @@ const ASC_OPTIONS = [
   "--enable", "simd,threads", "--noColors",
 ];
 
-function sourceFiles(): string[] {
-  return readdirSync(ENGINE_SOURCE_DIR).filter((f) => f.endsWith(".ts")).sort();
+/**
+ * The engine's sources as read once: the cache key is a hash of exactly the texts the compiler gets
+ * (a file changing during a compile must not file the old build under the new sources' name).
+ */
+export type EngineSources = ReadonlyMap<string, string>;
+
+export function readEngineSources(): EngineSources {
+  const names = readdirSync(ENGINE_SOURCE_DIR).filter((f) => f.endsWith(".ts")).sort();
+  return new Map(names.map((f) => [f, readFileSync(path.join(ENGINE_SOURCE_DIR, f), "utf8")]));
 }
 
 /** The installed assemblyscript's version: from the nearest node_modules above the package (it may be hoisted). */
@@ -40,20 +47,24 @@ function ascVersion(): string {
   }
 }
 
-/** Where this version of the engine is cached. */
-export function engineCacheFile(): string {
+/** Where the engine built from these sources is cached. */
+export function engineCacheFile(sources: EngineSources): string {
   const h = createHash("sha256").update(JSON.stringify(ASC_OPTIONS));
   h.update(ascVersion());
-  for (const f of sourceFiles()) h.update(f).update(readFileSync(path.join(ENGINE_SOURCE_DIR, f)));
+  for (const [f, text] of sources) h.update(f).update("\0").update(text).update("\0");
   return path.join(cacheDir(), "nki-engine", `${h.digest("hex").slice(0, 32)}.wasm`);
 }
 
-/** Compiles the engine in this thread (asc is asynchronous). Throws BuildError with the compiler's messages. */
-export async function compileEngine(): Promise<Uint8Array> {
+/** Compiles the engine from these sources in this thread (asc is asynchronous). Throws BuildError with the compiler's messages. */
+export async function compileEngine(sources: EngineSources): Promise<Uint8Array> {
   const { default: asc } = await import("assemblyscript/asc");
   let binary: Uint8Array | null = null;
   let text = "";
   const result = await asc.main(["index.ts", "--baseDir", ENGINE_SOURCE_DIR, ...ASC_OPTIONS], {
+    readFile: (file: string, baseDir: string) => {
+      const full = path.resolve(baseDir, file);
+      return path.dirname(full) === ENGINE_SOURCE_DIR ? sources.get(path.basename(full)) ?? null : null;
+    },
     writeFile: (file: string, contents: Uint8Array | string) => { if (file.endsWith(".wasm") && contents instanceof Uint8Array) binary = contents; },
     stdout: { write: (s: string | Uint8Array) => { text += String(s); } },
     stderr: { write: (s: string | Uint8Array) => { text += typeof s === "string" ? s : Buffer.from(s).toString("utf8"); } },
@@ -77,16 +88,17 @@ function checkNoStaticData(wasm: Uint8Array): void {
 
 /** Compiles and stores the engine in the cache unless it is there; returns the file. */
 export async function buildEngineCache(): Promise<string> {
-  const file = engineCacheFile();
+  const sources = readEngineSources();
+  const file = engineCacheFile(sources);
   if (existsSync(file)) return file;
-  writeAtomically(file, await compileEngine());
+  writeAtomically(file, await compileEngine(sources));
   return file;
 }
 
-/** Stores compiled bytes in the cache; false when the cache folder cannot be written (the bytes still serve this process). */
-export function storeInCache(bytes: Uint8Array): boolean {
+/** Stores bytes compiled from sources in the cache; false when the cache folder cannot be written (the bytes still serve this process). */
+export function storeInCache(sources: EngineSources, bytes: Uint8Array): boolean {
   try {
-    writeAtomically(engineCacheFile(), bytes);
+    writeAtomically(engineCacheFile(sources), bytes);
     return true;
   } catch {
     return false;
@@ -103,7 +115,7 @@ function writeAtomically(file: string, bytes: Uint8Array): void {
 
 /** The compiled engine: from the cache, or built on a helper thread while this one waits. */
 export function engineBytes(): Uint8Array {
-  const file = engineCacheFile();
+  const file = engineCacheFile(readEngineSources());
   try {
     return readFileSync(file);
   } catch {

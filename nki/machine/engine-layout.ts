@@ -16,7 +16,6 @@ export const SLOT_STRIDES = 10;
 
 /** f64 parameters (byte offset): scalars of slots 0..4 at 0..4, then these. */
 export const PARAMS = 384;
-export const P_SCALE = 5;
 export const P_BASE = 7;
 export const P_COEF = 8;
 

@@ -15,7 +15,7 @@
 // - reduce() accepts an output of a's shape with the reduced axes of size 1, or with them removed.
 // - matmul(accumulate=true) with a tracked output counts the output as input 2 for UninitRead.
 // - transpose() reports an uninitialised read by its index in a's shape; the order of the check is the output's.
-// - params.alpha of unary() is prelu's slope (a number or an operand); UninitRead numbers it after a and bias.
+// - unary()'s params.scale may be an operand too; params.alpha is prelu's slope (UnaryParams says how UninitRead numbers them).
 // - abs_max/abs_min (binary and reduce) follow nki.language: the value of larger/smaller magnitude, with its sign.
 // - EngineDType is a plain enum (not const), so code that esbuild or vitest compiles file by file sees its values.
 // - copy(out, a) is unary("copy", out, a), the DMA and cast every copy instruction needs.
@@ -35,7 +35,7 @@ import { hbm } from "../../host/device/hbm.js";
 import { engineBytes } from "./engine-build.js";
 import {
   ENGINE_SCRATCH_BYTES, ENGINE_RANK, FLAG_ALPHA, FLAG_BIAS, FLAG_INT, FLAG_SCALE, K_BINARY, K_SELECT, K_TENSOR_SCALAR, K_UNARY,
-  PARAMS, P_BASE, P_COEF, P_SCALE, SLOT_ADDR, SLOT_DTYPE, SLOT_INIT, SLOT_SCALAR, SLOT_SHAPE, SLOT_STRIDES, slotOffset,
+  PARAMS, P_BASE, P_COEF, SLOT_ADDR, SLOT_DTYPE, SLOT_INIT, SLOT_SCALAR, SLOT_SHAPE, SLOT_STRIDES, slotOffset,
 } from "./engine-layout.js";
 import {
   BINARY_CODES, FLOAT_ONLY_BINARY, INTEGER_UNARY, REDUCE_CODES, UNARY_CODES, type BinaryOp, type ReduceOp, type UnaryOp,
@@ -49,9 +49,11 @@ export { EngineDType, ENGINE_SCRATCH_BYTES, type Operand, type UninitRead, type 
 
 /**
  * The parameters of an activation: out = f(a * scale + bias), each step rounded to float32; alpha is
- * prelu's slope (a number or a per-partition [P, 1] operand; prelu needs it, other operations ignore it).
+ * prelu's slope (prelu needs it, other operations ignore it). Each is a number or an operand that
+ * broadcasts to the output (a per-partition [P, 1] tile). For UninitRead they are inputs 1 (bias),
+ * 2 (alpha) and 3 (scale), after a (0).
  */
-export interface UnaryParams { scale?: number; bias?: Operand | number; alpha?: Operand | number }
+export interface UnaryParams { scale?: Operand | number; bias?: Operand | number; alpha?: Operand | number }
 
 interface EngineExports {
   elementwise(s: number, kind: number, code0: number, code1: number, flags: number): void;
@@ -96,18 +98,17 @@ export class TileEngine {
   /** out = f(a), or f(a * scale + bias) (activation) when params are given. */
   unary(op: UnaryOp, out: Operand, a: Operand, params?: UnaryParams): UninitRead | null {
     const c = code(UNARY_CODES, op, "unary operation");
-    const inputs: (Operand | number)[] = [a];
+    // inputs in their slots: a, bias, alpha, scale (the ones not given hold an unused 0)
+    const inputs: (Operand | number)[] = [a, params?.bias ?? 0, params?.alpha ?? 0, params?.scale ?? 1];
     let flags = 0;
-    if (params?.scale !== undefined) { flags |= FLAG_SCALE; checkScalar(params.scale, "scale"); }
-    if (params?.bias !== undefined) { flags |= FLAG_BIAS; inputs.push(params.bias); }
+    if (params?.bias !== undefined) flags |= FLAG_BIAS;
+    if (params?.scale !== undefined) flags |= FLAG_SCALE;
     if (op === "prelu") {
       if (params?.alpha === undefined) operandError("prelu needs its alpha");
-      if (params?.bias === undefined) inputs.push(0); // slot 2 unused
       flags |= FLAG_ALPHA;
-      inputs.push(params.alpha);
     }
     if (flags === 0 && INTEGER_UNARY.has(op) && integral(a)) flags |= FLAG_INT;
-    return this.elementwise(K_UNARY, c, -1, flags, out, inputs, params?.scale);
+    return this.elementwise(K_UNARY, c, -1, flags, out, flags & (FLAG_SCALE | FLAG_BIAS | FLAG_ALPHA) ? inputs : [a]);
   }
 
   /** out = a op b; a number is a scalar immediate. */
@@ -258,7 +259,7 @@ export class TileEngine {
   }
 
   /** One element-wise instruction: check the inputs' init maps, then compute over the output's walk. */
-  private elementwise(kind: number, code0: number, code1: number, flags: number, out: Operand, inputs: (Operand | number)[], scale?: number): UninitRead | null {
+  private elementwise(kind: number, code0: number, code1: number, flags: number, out: Operand, inputs: (Operand | number)[]): UninitRead | null {
     if (checkOperand(out, "output") === 0) {
       inputs.forEach((x, i) => typeof x !== "number" && checkOperand(x, `input ${i}`));
       return null;
@@ -283,7 +284,6 @@ export class TileEngine {
       if ("operand" in x) this.writeSlot(i + 1, x.operand, walk.shape, walk.strides[w++]!);
       else this.writeScalar(i + 1, x.scalar);
     });
-    if (scale !== undefined) this.f64[(this.scratch + PARAMS) / 8 + P_SCALE] = immediate(scale);
     this.exports.elementwise(this.scratch, kind, code0, code1, flags);
     return null;
   }

@@ -271,6 +271,15 @@ describe("unary operations", () => {
     }
     e.unary("copy", out, a, { bias: 2 });
     expectElements(out, (i) => Math.fround(get(a, i) + 2));
+    const scale = operand(D.BF16, [4, 1], { init: true });
+    fillWith(scale, () => r(2));
+    expect(e.unary("tanh", out, a, { scale, bias: 0.5 })).toEqual({ operand: 3, index: [0, 0] }); // a, bias, alpha, scale
+    markAllWritten(scale);
+    expect(e.unary("tanh", out, a, { scale, bias: 0.5 })).toBeNull();
+    for (const i of indices(out.shape)) {
+      const t = Math.fround(Math.fround(get(a, i) * get(scale, [i[0]!, 0])) + 0.5);
+      expect(ulpsF32(get(out, i), Math.fround(Math.tanh(t)))).toBeLessThanOrEqual(1);
+    }
   });
 
   it("prelu with a scalar and a per-partition alpha", () => {
