@@ -5,6 +5,7 @@ import path from "node:path";
 import { readdirSync, statSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { clang, type FileTree } from "./toolchain.js";
+import { headersUnder, splitIncludeFlags } from "./user-headers.js";
 
 /** gpsimd's C++ headers (include/ of this package), found upwards from this file (build/cpp or dist/build/cpp). */
 export const CPP_INCLUDE_DIR = findIncludeDir(path.dirname(fileURLToPath(import.meta.url)));
@@ -52,23 +53,39 @@ export async function compileCpp(files: string[], texts: Map<string, string>, ex
   includeTree ??= readTree(CPP_INCLUDE_DIR);
   const src: FileTree = {};
   const virtual = new Map<string, string>();
+  // Each source in src/<i>/ with the headers of its folder (#include "tcm_utils.h"); each -I folder in inc/<k>/.
+  // Every header placed goes into texts, so the library's hash covers it.
+  const { includeDirs, rest: otherFlags } = splitIncludeFlags(extraCflags);
+  const folders = new Map<string, string>(); // virtual folder -> real folder
+  const placeHeaders = (root: string, dir: string) => {
+    folders.set(root, dir);
+    for (const [rel, text] of headersUnder(dir)) {
+      placeFile(tree, `${root}/${rel}`, text);
+      texts.set(path.join(dir, rel), text);
+    }
+  };
+  const tree: FileTree = { include: includeTree, src, [EXPORTS_UNIT]: exportsUnit };
   files.forEach((file, i) => {
-    src[String(i)] = { [path.basename(file)]: texts.get(file)! };
+    placeHeaders(`src/${i}`, path.dirname(file));
+    placeFile(tree, `src/${i}/${path.basename(file)}`, texts.get(file)!);
     virtual.set(`src/${i}/${path.basename(file)}`, file);
   });
-  const tree: FileTree = { include: includeTree, src, [EXPORTS_UNIT]: exportsUnit };
+  includeDirs.forEach((dir, k) => placeHeaders(`inc/${k}`, dir));
   const real = (v: string): string => {
-    const rel = v.replace(/^\/+/, "");
+    const rel = path.posix.normalize(v.replace(/^\/+/, ""));
     if (virtual.has(rel)) return virtual.get(rel)!;
     if (rel === EXPORTS_UNIT) return EXPORTS_NAME;
     if (rel.startsWith("include/")) return path.join(CPP_INCLUDE_DIR, rel.slice("include/".length));
+    const folder = /^((?:src|inc)\/\d+)\/(.+)$/.exec(rel);
+    if (folder && folders.has(folder[1])) return path.join(folders.get(folder[1])!, folder[2]);
     return v;
   };
   let stderr = "";
   const names = [...virtual.keys(), EXPORTS_UNIT];
   // __FILE__ (assert's message) names the user's file, not its place in the virtual tree.
   const fileMaps = files.map((file, i) => `-fmacro-prefix-map=src/${i}/=${path.dirname(file)}/`);
-  const flags = [...COMPILE_FLAGS, ...fileMaps, ...extraCflags.filter((f) => PASSED_FLAG.test(f))];
+  const headerMaps = includeDirs.map((dir, k) => `-fmacro-prefix-map=inc/${k}/=${dir}/`);
+  const flags = [...COMPILE_FLAGS, ...fileMaps, ...headerMaps, ...includeDirs.map((_, k) => `-Iinc/${k}`), ...otherFlags.filter((f) => PASSED_FLAG.test(f))];
   const objectOf = (n: string) => path.basename(n).replace(/\.[^.]+$/, ".o");
   const objects: FileTree = {};
   try {
@@ -83,6 +100,17 @@ export async function compileCpp(files: string[], texts: Map<string, string>, ex
     return { messages: messages.length ? messages : [stderr.trim() || String(e)] };
   }
   return { objects, sourceName: (v) => libraryName(real(v)) };
+}
+
+/** Puts a file into the virtual tree at a slash-separated path. */
+function placeFile(tree: FileTree, at: string, content: string | Uint8Array): void {
+  const parts = at.split("/").filter(Boolean);
+  let dir = tree;
+  for (const p of parts.slice(0, -1)) {
+    const next = dir[p];
+    dir = (next && typeof next === "object" && !(next instanceof Uint8Array) ? next : (dir[p] = {})) as FileTree;
+  }
+  dir[parts[parts.length - 1]] = content;
 }
 
 /** A file the kernel's line table names: the user's sources by path; gpsimd's headers and libc++ as library files (~lib/). */

@@ -8,12 +8,11 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { CPP_INCLUDE_DIR } from "./clang-driver.js";
 import { clang, MissingCompilerError, type FileTree } from "./toolchain.js";
-
-const HEADER = /\.(h|hh|hpp|hxx|inc)$/i;
+import { HEADER_FILE, headersUnder, splitIncludeFlags } from "./user-headers.js";
 
 /** The clang flags of shape modules: C++14 as on the device, no libc, the host answers the imports. */
 function shapeFlags(extraCflags: string[]): string[] {
-  const allowed = extraCflags.filter((f) => /^-(D|U|std=|O|W)/.test(f));
+  const allowed = extraCflags.filter((f) => /^-(D|U|std=|O|W|I.)/.test(f)).map((f) => (f.startsWith("-I") ? `-I${path.resolve(f.slice(2))}` : f));
   return ["--target=wasm32-wasip1", "-std=c++14", "-O2", "-DGPSIMD_SHAPE_MODULE", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-fno-exceptions", "-fno-rtti", "-nostdlib", `-I${CPP_INCLUDE_DIR}`, ...allowed,
     "-Wl,--no-entry", "-Wl,--export-table"];
 }
@@ -39,6 +38,14 @@ async function placeFolder(tree: Tree, texts: Map<string, string>, dir: string, 
   }
 }
 
+/** Places the author's headers under a folder (its sub-folders too: #include "util/math.h"). */
+function placeHeaders(tree: Tree, texts: Map<string, string>, dir: string): void {
+  for (const [rel, text] of headersUnder(dir)) {
+    const file = path.join(dir, rel);
+    if (HEADER_FILE.test(file)) { texts.set(file, text); place(tree, file, text); }
+  }
+}
+
 /** What the compiler said, or the module. */
 export type ShapeModuleResult = { wasm: Uint8Array; texts: Map<string, string> } | { messages: string[] };
 
@@ -57,8 +64,9 @@ export async function compileCppShapes(sources: string[], extraCflags: string[])
     const text = await readFile(file, "utf8");
     texts.set(file, text);
     place(tree, file, text);
-    await placeFolder(tree, texts, path.dirname(file), (n) => HEADER.test(n), false);
+    placeHeaders(tree, texts, path.dirname(file));
   }
+  for (const dir of splitIncludeFlags(extraCflags).includeDirs) placeHeaders(tree, texts, dir);
   await placeFolder(tree, texts, CPP_INCLUDE_DIR, () => true, true);
   const out = "gpsimd-shape.wasm";
   let stderr = "";

@@ -14,7 +14,7 @@
 // shared by the cores and outlives the launch, whose heap is emptied.
 import { readSections, readFunctionImports, readFunctionBodies, decodeBody, ByteReader, SectionId, type FunctionBody } from "../wasm-reader.js";
 import { readFunctionNames } from "../../host/checks/source-locator.js";
-import type { LineRow } from "./dwarf-lines.js";
+import { readLineTable, type LineRow } from "./dwarf-lines.js";
 import { ABI_MODULE } from "./post-link.js";
 
 /** Library functions that register destructors to run at exit (a static local object with a destructor calls one). */
@@ -86,10 +86,13 @@ export function unavailableUses(wasm: Uint8Array, rows: LineRow[], sourceName: (
     }
   });
   if (ctors !== undefined && ctors >= first) {
+    // The constructor's code is inlined from library headers (std::vector's): its rows move to the kernel's line that
+    // called it, the global's definition.
+    const atDefinitions = readLineTable(wasm, (file) => sourceName(file).startsWith("~lib/"));
     for (const { target } of calls[ctors - first]) {
       const body = bodies[target - first];
       const file = /^_GLOBAL__sub_I_(.+)$/.exec(names.get(target) ?? "")?.[1];
-      const place = (body && firstUserPlace(rows, body, sourceName)) ?? (file && sourceOfBasename(rows, file, sourceName));
+      const place = (body && (firstUserPlace(atDefinitions, body, sourceName) ?? firstUserPlace(rows, body, sourceName))) ?? (file && sourceOfBasename(rows, file, sourceName));
       if (!place) continue; // the library's own (C++ streams): their use is named above
       messages.add(`${place}: error: a global object with a constructor is not available in a GpSimd kernel: static data is shared by the cores and outlives a launch; make it a constant (constexpr, or a plain array) or build the object inside the kernel`);
     }
@@ -147,9 +150,13 @@ function firstUserPlace(rows: LineRow[], body: FunctionBody, sourceName: (file: 
   return row ? `${sourceName(row.file)}:${row.line}` : null;
 }
 
-/** The kernel source whose base name is `base`, from the line table's files. */
+/**
+ * The kernel source whose base name is `base` (as clang spells it in _GLOBAL__sub_I_<base>: every character but
+ * letters, digits, '_' and '.' becomes '_', so my-kernel.cpp is my_kernel.cpp), from the line table's files.
+ */
 function sourceOfBasename(rows: LineRow[], base: string, sourceName: (file: string) => string): string | null {
-  const row = rows.find((r) => r.file === base || r.file.endsWith(`/${base}`));
+  const spelled = (file: string) => file.slice(file.lastIndexOf("/") + 1).replace(/[^A-Za-z0-9_.]/g, "_");
+  const row = rows.find((r) => !sourceName(r.file).startsWith("~lib/") && spelled(r.file) === base);
   return row ? sourceName(row.file) : null;
 }
 

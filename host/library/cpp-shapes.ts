@@ -53,6 +53,12 @@ function metaTensorImports(handles: Handles, memory: () => WebAssembly.Memory): 
     gpsimd_assert_fail: (expr: number, exprLen: number, file: number, fileLen: number, line: number) => {
       throw new Error(`assertion failed: ${readString(memory(), expr, exprLen)} (${readString(memory(), file, fileLen)}:${line})`);
     },
+    // TORCH_CHECK (include/gpsimd/torch-check.h), AT_DISPATCH_* of a dtype it does not cover: the check's message and line.
+    gpsimd_abort: (message: number, file: number, line: number) => {
+      const text = readCString(memory(), message);
+      const where = file ? readCString(memory(), file) : "";
+      throw new ShapeFunctionError("E_SHAPE_FN_CHECK", `${text}${where ? ` (${where}:${line})` : ""}`, { details: { message: text, file: where || undefined, line: where ? line : undefined } });
+    },
   };
 }
 
@@ -68,6 +74,14 @@ function kernelOnly(module: string, name: string): () => never {
 
 function readString(memory: WebAssembly.Memory, ptr: number, len: number): string {
   return new TextDecoder().decode(new Uint8Array(memory.buffer, ptr, len));
+}
+
+/** A zero-terminated string of the shape module's memory. */
+function readCString(memory: WebAssembly.Memory, ptr: number): string {
+  const bytes = new Uint8Array(memory.buffer);
+  let end = ptr;
+  while (end < bytes.length && bytes[end] !== 0) end++;
+  return new TextDecoder().decode(bytes.subarray(ptr, end));
 }
 
 const PARAM_KINDS: Record<string, string> = { t: "torch::Tensor", d: "double", l: "int64_t", s: "torch::Scalar" };

@@ -22,6 +22,7 @@ import { inputsHash, readSources, treeHash } from "../../build/hash.js";
 import { cppKernels, isCppSource } from "../../build/cpp/kernel-decls.js";
 import { ASSEMBLY_DIR, BUILD_CODE_DIR, defaultBuildDir } from "../../build/paths.js";
 import { CPP_INCLUDE_DIR } from "../../build/cpp/clang-driver.js";
+import { includePathFlags } from "../../build/cpp/user-headers.js";
 import { ABI_VERSION } from "../device/layout.js";
 import { hbm } from "../device/hbm.js";
 import { collectShapeFiles, transpileShapeSources, type ShapeModule } from "../../build/shape-sources.js";
@@ -53,7 +54,12 @@ function hashSettings(o: LoadOptions, computeSrcs: string[], shapeSrcs: string[]
   for (const file of [...computeSrcs, ...shapeSrcs]) {
     if (!existsSync(file)) throw new OptionError("E_NO_SOURCE", `custom_op.load(${o.name}): source file ${file} does not exist`, { details: { file } });
   }
-  return { format: LIBRARY_FORMAT, abi: ABI_VERSION, kernels: hashKernelLibrary(), multicore: !!o.multicore, sanitize: o.sanitize ? SANITIZE_ABI : false, cflags: o.extra_cflags ?? [], computeSrcs, shapeSrcs };
+  return { format: LIBRARY_FORMAT, abi: ABI_VERSION, kernels: hashKernelLibrary(), multicore: !!o.multicore, sanitize: o.sanitize ? SANITIZE_ABI : false, cflags: buildCflags(o), computeSrcs, shapeSrcs };
+}
+
+/** The compiler flags of a build: extra_cflags, then each of extra_include_paths as -I<absolute folder> (C++ only). */
+function buildCflags(o: LoadOptions): string[] {
+  return [...(o.extra_cflags ?? []), ...includePathFlags(o.extra_include_paths)];
 }
 
 /** Builds a library (unless lib<name>.wasm is up to date) and loads it; its operators appear under ops.<lib>. */
@@ -80,7 +86,7 @@ function load(options: LoadOptions): Library {
     log(`building ${file} from ${computeSrcs.length + shapeSrcs.length} source${computeSrcs.length + shapeSrcs.length === 1 ? "" : "s"}`);
     const progress = options.verbose ? buildProgress(options.name) : undefined;
     const answer = buildSync({
-      name: options.name, computeSrcs, shapeSrcs, multicore: !!options.multicore, extraCflags: options.extra_cflags ?? [],
+      name: options.name, computeSrcs, shapeSrcs, multicore: !!options.multicore, extraCflags: buildCflags(options),
       sanitize: !!options.sanitize, heapBytes: Math.max(DEFAULT_HEAP_BYTES, Number.isFinite(stackSize) ? stackSize : 0), hashSettings: settings,
     }, file, progress?.waiting);
     progress?.done();
@@ -172,7 +178,13 @@ function checkRegistrationBeforeBuild(name: string, file: string, computeSrcs: s
   if (shapeSrcs.some(isCppSource)) return; // C++ shape sources register from their compiled module, after the build
   const shapes = transpileShapeSources(collectShapeFiles(shapeSrcs));
   if (shapes.errors.length) return;
-  registeredDefinitions(name, file, kernels, () => evaluateShapes(shapes.modules, shapeSrcs[0] ?? file));
+  try {
+    registeredDefinitions(name, file, kernels, () => evaluateShapes(shapes.modules, shapeSrcs[0] ?? file));
+  } catch (e) {
+    // C++ kernels are found by a declaration scan: one that a syntax error hides is the compiler's to report, at its line.
+    if (e instanceof RegistryError && e.code === "E_UNKNOWN_KERNEL" && computeSrcs.some(isCppSource)) return;
+    throw e;
+  }
 }
 
 function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions): Library {

@@ -41,7 +41,7 @@ export interface LoadOptions extends LoadTimeOptions {
   multicore?: boolean;
   /** -DNAME=VALUE become integer constants in the kernel; -DSTACK_SIZE=N sets the per-core kernel heap. */
   extra_cflags?: string[];
-  /** Accepted for compatibility; AssemblyScript resolves imports itself. */
+  /** Folders of C++ headers (as -I): a C++ kernel's or shape source's #include finds them. AssemblyScript resolves imports itself. */
   extra_include_paths?: string[];
   /** Print what the build does. */
   verbose?: boolean;
@@ -130,6 +130,7 @@ export function validateLoad(o: LoadOptions): void {
   }
   if (o.build_directory !== undefined && typeof o.build_directory !== "string") fail("build_directory", o.build_directory, "a folder path");
   if (o.extra_cflags !== undefined && (!Array.isArray(o.extra_cflags) || o.extra_cflags.some((s) => typeof s !== "string"))) fail("extra_cflags", o.extra_cflags, "an array of strings such as \"-DSTACK_SIZE=65536\"");
+  if (o.extra_include_paths !== undefined && (!Array.isArray(o.extra_include_paths) || o.extra_include_paths.some((s) => typeof s !== "string"))) fail("extra_include_paths", o.extra_include_paths, "an array of folder paths");
   for (const key of ["multicore", "verbose", "sanitize", "force"] as const) bool(o as unknown as Record<string, unknown>, key, false);
   resolveRuntime(o);
   resolveCores(o, o.multicore ?? false);

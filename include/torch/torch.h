@@ -18,6 +18,7 @@
 #include <assert.h>  // as libtorch's headers bring it (c10/macros/Macros.h): the API guide's kernels call assert()
 #include <gpsimd/abi.h>
 #include <gpsimd/printf.h>
+#include <gpsimd/torch-check.h>  // TORCH_CHECK and its family
 
 // assert() fails as an AssemblyScript assert does: a KernelAbortError naming the expression and the kernel's line (the
 // C library's __assert_fail would need WASI's stderr, which a kernel does not have). Including <assert.h> again
@@ -456,6 +457,10 @@ class TensorOptions {
 };
 inline TensorOptions dtype(ScalarType d) { return TensorOptions(d); }
 
+#define GPSIMD_NO_DATA_PTR(name) name "<T>(): a tensor's data is in the device's HBM, which a GpSimd kernel does not address: " \
+  "copy a piece into TCM with t.tcm_accessor().tensor_to_tcm<float>(tcm_buffer, offset, count) (and back with tcm_to_tensor), " \
+  "or read and write elements with auto a = t.accessor<float, 2>(); a[i][j]"
+
 /** A tensor in device memory (HBM): an operator argument, the output, or one made by the kernel. */
 class Tensor {
  public:
@@ -490,6 +495,36 @@ class Tensor {
   CoherencyEnforcer::Policy get_accessor_coherence_policy() const { return (CoherencyEnforcer::Policy)gpsimd_get_policy(t_); }
   Tensor& fill_(Scalar v) { if (v.isIntegral()) gpsimd_fill_i(t_, v.toLong()); else gpsimd_fill(t_, v.toDouble()); return *this; }
   Tensor& zero_() { gpsimd_fill_i(t_, 0); return *this; }
+  /** The value of a one-element tensor, converted to T (in a kernel; a shape function's tensors have no data). */
+  template <class T> T item() const;
+  /** Whether the elements lie in row-major order without gaps (gpsimd's tensors always do). */
+  bool is_contiguous() const {
+    int64_t expected = 1;
+    for (int64_t d = dim() - 1; d >= 0; d--) {
+      if (size(d) != 1 && stride(d) != expected) return false;
+      expected *= size(d);
+    }
+    return true;
+  }
+  /** The tensor itself when contiguous (always, in gpsimd); no copy is made. */
+  Tensor contiguous() const {
+    if (!is_contiguous()) c10::detail::check_failed("contiguous()", "is_contiguous()", __FILE__, __LINE__, "a non-contiguous tensor would be copied, which gpsimd's kernels do not do");
+    return *this;
+  }
+  // A raw pointer to a tensor's data cannot work: the data is in the device's HBM, which a kernel reaches only through
+  // accessors and TCM copies (on the device as here). A compile error says what to write instead.
+  template <class T = void> T* data_ptr() const {
+    static_assert(sizeof(T*) == 0, GPSIMD_NO_DATA_PTR("data_ptr"));
+    return nullptr;
+  }
+  template <class T = void> T* mutable_data_ptr() const {
+    static_assert(sizeof(T*) == 0, GPSIMD_NO_DATA_PTR("mutable_data_ptr"));
+    return nullptr;
+  }
+  template <class T = void> const T* const_data_ptr() const {
+    static_assert(sizeof(T*) == 0, GPSIMD_NO_DATA_PTR("const_data_ptr"));
+    return nullptr;
+  }
 
   /** The descriptor address (for gpsimd's own glue code). */
   uint32_t gpsimd_handle() const { return t_; }
@@ -600,3 +635,90 @@ inline torch::Tensor get_dst_tensor() { return torch::Tensor::gpsimd_from(gpsimd
 inline uint32_t get_cpu_id() { return gpsimd_cpu_id(); }
 /** Number of cores running this kernel: 8 in a multicore library, 1 otherwise. */
 inline uint32_t get_cpu_count() { return gpsimd_cpu_count(); }
+
+namespace c10 {
+namespace detail {
+/** A dtype's name as libtorch prints it (toString(ScalarType)). */
+inline const char* scalar_type_name(torch::ScalarType t) {
+  switch (t) {
+    case torch::ScalarType::Float: return "Float";
+    case torch::ScalarType::BFloat16: return "BFloat16";
+    case torch::ScalarType::Half: return "Half";
+    case torch::ScalarType::Int: return "Int";
+    case torch::ScalarType::Char: return "Char";
+    case torch::ScalarType::Long: return "Long";
+    case torch::ScalarType::Short: return "Short";
+    case torch::ScalarType::Byte: return "Byte";
+  }
+  return "Unknown";
+}
+// Check messages print dtypes by name and sizes as [2, 3], as c10::str does.
+inline void append(MessageBuffer& b, torch::ScalarType t) { b.put(scalar_type_name(t)); }
+inline void append(MessageBuffer& b, const torch::IntArrayRef& s) {
+  b.put('[');
+  for (size_t d = 0; d < s.size(); d++) { if (d) b.put(", "); b.put_signed(s[d]); }
+  b.put(']');
+}
+inline void append(MessageBuffer& b, c10::BFloat16 v) { b.put_double((float)v); }
+inline void append(MessageBuffer& b, c10::Half v) { b.put_double((float)v); }
+
+/** T from an element value (16-bit floats through float). */
+template <class T, class S> inline T convert_element(S v) { return T(v); }
+template <> inline c10::BFloat16 convert_element<c10::BFloat16, int64_t>(int64_t v) { return c10::BFloat16((float)v); }
+template <> inline c10::Half convert_element<c10::Half, int64_t>(int64_t v) { return c10::Half((float)v); }
+template <class T, class S> inline T read_item(uint32_t t) {
+  S v = torch::detail::Elem<S>::get(torch::detail::Elem<S>::open(t, 0), 0);
+  return convert_element<T>(typename std::conditional<std::is_class<S>::value, float, S>::type(v));
+}
+}  // namespace detail
+inline const char* toString(torch::ScalarType t) { return detail::scalar_type_name(t); }
+
+/** for (auto i : c10::irange(n)): the integers [begin, end) in end's type (an empty range when end <= begin). */
+template <class I>
+class integer_range {
+ public:
+  class iterator {
+   public:
+    explicit iterator(I v) : v_(v) {}
+    I operator*() const { return v_; }
+    iterator& operator++() { ++v_; return *this; }
+    bool operator==(const iterator& o) const { return v_ == o.v_; }
+    bool operator!=(const iterator& o) const { return v_ != o.v_; }
+   private:
+    I v_;
+  };
+  integer_range(I begin, I end) : begin_(begin), end_(end < begin ? begin : end) {}
+  iterator begin() const { return iterator(begin_); }
+  iterator end() const { return iterator(end_); }
+ private:
+  I begin_, end_;
+};
+template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+inline integer_range<I> irange(I end) { return integer_range<I>(I(0), end); }
+template <class B, class I, class = typename std::enable_if<std::is_integral<B>::value && std::is_integral<I>::value>::type>
+inline integer_range<I> irange(B begin, I end) { return integer_range<I>(static_cast<I>(begin), end); }
+
+using torch::ScalarType;
+using torch::Scalar;
+using torch::IntArrayRef;
+}  // namespace c10
+
+template <class T> T torch::Tensor::item() const {
+  if (numel() != 1) c10::detail::check_failed("item()", "numel() == 1", __FILE__, __LINE__, "item() reads a tensor of one element; this one has ", numel(), " elements");
+  switch (scalar_type()) {
+    case ScalarType::Float: return c10::detail::read_item<T, float>(t_);
+    case ScalarType::BFloat16: return c10::detail::read_item<T, c10::BFloat16>(t_);
+    case ScalarType::Half: return c10::detail::read_item<T, c10::Half>(t_);
+    case ScalarType::Int: return c10::detail::read_item<T, int32_t>(t_);
+    case ScalarType::Char: return c10::detail::read_item<T, int8_t>(t_);
+    case ScalarType::Long: return c10::detail::read_item<T, int64_t>(t_);
+    case ScalarType::Short: return c10::detail::read_item<T, int16_t>(t_);
+    case ScalarType::Byte: return c10::detail::read_item<T, uint8_t>(t_);
+  }
+  return T();
+}
+
+// at:: is torch:: (at::Tensor, at::zeros, at::kFloat), as in libtorch where torch:: re-exports ATen.
+namespace at { using namespace torch; }
+
+#include <gpsimd/dispatch.h>  // AT_DISPATCH_FLOATING_TYPES and the other AT_DISPATCH_* macros
