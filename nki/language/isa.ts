@@ -203,6 +203,10 @@ export function makeLegacyIsa(): Map<string, PyValue> {
   });
   set("tensor_reduce", [["op"], ["data"], ["axis"], ["mask", null], ["dtype", null], ["negate", false], ["keepdims", false]], (a, ctx) => tensorReduce("nisa.tensor_reduce", a, null, ctx));
   set("tensor_partition_reduce", [["op"], ["data"], ["mask", null], ["dtype", null]], (a, ctx) => partitionReduce("nisa.tensor_partition_reduce", a, null, ctx));
+  set("select_reduce", [["dst"], ["predicate"], ["on_true"], ["on_false"], ["reduce_res", null], ["reduce_cmd", null], ["reduce_op", null], ["reverse_pred", false], ["mask", null], ["dtype", null]],
+    (a, ctx) => { selectReduce("nisa.select_reduce", a, arrayArg(a.dst, "dst", "nisa.select_reduce", ctx), ctx); return null; });
+  set("range_select", [["on_true_tile"], ["comp_op0"], ["comp_op1"], ["bound0"], ["bound1"], ["reduce_cmd", null], ["reduce_res", null], ["reduce_op", null], ["range_start", 0], ["on_false_value", null], ["mask", null], ["dtype", null]],
+    (a, ctx) => rangeSelect("nisa.range_select", a, null, ctx));
   set("tensor_tensor_scan", [["data0"], ["data1"], ["initial"], ["op0"], ["op1"], ["reverse0", false], ["reverse1", false], ["dtype", null], ["mask", null]],
     (a, ctx) => tensorTensorScan("nisa.tensor_tensor_scan", a, null, ctx));
   set("reciprocal", [["data"], ["dtype", null], ["mask", null]], (a, ctx) => unaryOp("nisa.reciprocal", "reciprocal", a.data, dtypeArg(a.dtype, ctx), a.mask, ctx));
@@ -261,6 +265,37 @@ function tensorTensorScan(instr: string, a: Bound, dest: NkiArray | null, ctx: C
     used.push({ array: c1, op: b1 });
     checkUninit(tileEngine().tensorScalar(operand(col(o, i), [P, 1], box, instr, ctx), a0, op0, prev, op1, b1), instr, used, ctx);
   }
+  return out;
+}
+
+/** select_reduce: dst = predicate ? on_true : on_false (reverse_pred flips it), then the optional reduction. */
+function selectReduce(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {
+  const pred = arrayArg(a.predicate, "predicate", instr, ctx);
+  const onTrue = arrayArg(a.on_true, "on_true", instr, ctx);
+  const out = dest ?? newTile(onTrue.shape, dtypeArg(a.dtype, ctx) ?? onTrue.dtype, ctx);
+  if (a.reverse_pred === true) select(instr, pred, a.on_false, onTrue, out, ctx);
+  else select(instr, pred, onTrue, a.on_false, out, ctx);
+  reduceAlongFree(instr, a.reduce_op, out, a.reduce_res, a.reduce_cmd ?? null, ctx);
+  return out;
+}
+
+/**
+ * range_select: keep on_true_tile's element where (range_start + its free index) comp_op0 bound0 and
+ * comp_op1 bound1 (per-partition bounds), else on_false_value; then the optional reduction. The index
+ * is an iota tile, the tests and the select engine instructions.
+ */
+function rangeSelect(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {
+  const onTrue = arrayArg(a.on_true_tile, "on_true_tile", instr, ctx);
+  const shape = onTrue.shape;
+  const out = dest ?? newTile(shape, dtypeArg(a.dtype, ctx) ?? onTrue.dtype, ctx);
+  const index = newTile(shape, float32, ctx);
+  const start = scalarOf(a.range_start ?? 0) ?? 0;
+  tileEngine().affine(operand(index, shape, fullBox(shape), instr, ctx), start, shape.map((_, k) => (k === shape.length - 1 ? 1 : 0)));
+  const c0 = binaryOp(instr, opArg(a.comp_op0, instr, ctx).op, index, a.bound0, uint8, null, ctx) as NkiArray;
+  const c1 = binaryOp(instr, opArg(a.comp_op1, instr, ctx).op, index, a.bound1, uint8, null, ctx) as NkiArray;
+  const cond = binaryOp(instr, "logical_and", c0, c1, uint8, null, ctx) as NkiArray;
+  select(instr, cond, onTrue, a.on_false_value ?? -3.4028234663852886e38, out, ctx);
+  reduceAlongFree(instr, a.reduce_op ?? null, out, a.reduce_res ?? null, a.reduce_cmd ?? null, ctx);
   return out;
 }
 
@@ -337,6 +372,10 @@ export function makeCurrentIsa(): Map<string, PyValue> {
   });
   set("tensor_reduce", [["dst"], ["op"], ["data"], ["axis"], ["negate", false], ["keepdims", false], ["name", null]],
     (a, ctx) => { tensorReduce("nisa.tensor_reduce", a, dst(a, "nisa.tensor_reduce", ctx), ctx); return null; });
+  set("select_reduce", [["dst"], ["predicate"], ["on_true"], ["on_false"], ["reduce_res", null], ["reduce_cmd", null], ["reduce_op", null], ["reverse_pred", false], ["name", null]],
+    (a, ctx) => { selectReduce("nisa.select_reduce", a, dst(a, "nisa.select_reduce", ctx), ctx); return null; });
+  set("range_select", [["dst"], ["on_true_tile"], ["comp_op0"], ["comp_op1"], ["bound0"], ["bound1"], ["reduce_cmd", null], ["reduce_res", null], ["reduce_op", null], ["range_start", 0], ["on_false_value", null], ["name", null]],
+    (a, ctx) => { rangeSelect("nisa.range_select", a, dst(a, "nisa.range_select", ctx), ctx); return null; });
   set("tensor_tensor_scan", [["dst"], ["data0"], ["data1"], ["initial"], ["op0"], ["op1"], ["reverse0", false], ["reverse1", false], ["name", null]],
     (a, ctx) => { tensorTensorScan("nisa.tensor_tensor_scan", a, dst(a, "nisa.tensor_tensor_scan", ctx), ctx); return null; });
   set("tensor_partition_reduce", [["dst"], ["op"], ["data"], ["name", null]], (a, ctx) => { partitionReduce("nisa.tensor_partition_reduce", a, dst(a, "nisa.tensor_partition_reduce", ctx), ctx); return null; });

@@ -3,7 +3,9 @@
 // in order on this thread over SBUF/PSUM arenas of its own, then the launch-end checks run.
 import { HostObject, PyException, PyTuple, PyList, type CallContext, type PyValue } from "../python/values.js";
 import type { PyFunction } from "../python/objects.js";
-import { KernelLaunch, KernelRun, withRun, maybeCurrentRun, type OutputRecord } from "../machine/kernel-run.js";
+import { KernelLaunch, KernelRun, withRun, maybeCurrentRun, currentRun, type OutputRecord } from "../machine/kernel-run.js";
+import { NkiArray } from "../machine/tile.js";
+import { copyInto } from "./compute.js";
 import { allocateArenas, type Arenas } from "../machine/on-chip.js";
 import { deviceFigures, type DeviceName } from "../machine/device.js";
 import { typeName } from "./args.js";
@@ -44,6 +46,19 @@ export class GridKernel extends HostObject {
     return launchPython(this.kernel, args, kwargs, this.grid, ctx).returned;
   }
   override repr(): string { return `<nki kernel ${this.kernel.name}[${this.grid.join(", ")}]>`; }
+}
+
+/**
+ * A returned SBUF/PSUM tile becomes an HBM tensor holding a copy (as the simulator hands back the
+ * values of whatever the kernel returns); HBM tensors and other values are returned as they are.
+ */
+function onChipToHbm(v: PyValue, ctx: CallContext): PyValue {
+  if (v instanceof PyTuple) return new PyTuple(v.items.map((x) => onChipToHbm(x, ctx)));
+  if (v instanceof PyList) return new PyList(v.items.map((x) => onChipToHbm(x, ctx)));
+  if (!(v instanceof NkiArray) || v.storage.isHbm) return v;
+  const copy = currentRun(ctx.site).allocHbm("private_hbm", v.shape, v.dtype, ctx.site, v.storage.name);
+  copyInto("return of a tile", copy, v, null, ctx);
+  return copy;
 }
 
 /** A grid subscript: an int, or a tuple/list of ints (each at least 1). */
@@ -101,7 +116,7 @@ export function launchPython(kernel: KernelFunction, args: PyValue[], kwargs: Ma
     const end = partial ? first + 1 : launch.instances;
     for (let n = first; n < end; n++) {
       const run = new KernelRun(launch, n, arenas);
-      returned = withRun(run, () => kernel.fn.call(args, kwargs, ctx));
+      returned = withRun(run, () => onChipToHbm(kernel.fn.call(args, kwargs, ctx), ctx));
     }
     if (!partial) launch.checkOutputsWritten();
     if (outermost) onLaunchEnd(launch);

@@ -147,6 +147,9 @@ export function registerNkiModules(): void {
   registerNativeModule("neuronxcc.nki.isa", () => legacyModules().isa);
   registerNativeModule("neuronxcc.nki.typing", () => legacyModules().typing);
   registerNativeModule("neuronxcc.nki.compiler", () => legacyModules().nki.attrs.get("compiler") as PyModule);
+  const constants = (isa: PyModule, name: string) => moduleOf(name, Object.fromEntries(["dge_mode", "oob_mode", "engine", "reduce_cmd", "matmul_perf_mode", "nc_version"].map((k) => [k, isa.attrs.get(k)!])));
+  registerNativeModule("neuronxcc.nki.isa.constants", () => constants(legacyModules().isa, "neuronxcc.nki.isa.constants"));
+  registerNativeModule("nki.isa.constants", () => constants(currentModules().isa, "nki.isa.constants"));
   registerNativeModule("nki", () => currentModules().nki);
   registerNativeModule("nki.language", () => currentModules().nl);
   registerNativeModule("nki.isa", () => currentModules().isa);

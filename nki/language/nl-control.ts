@@ -1,7 +1,7 @@
 // nl's loops (affine_range, sequential_range, static_range: iterables of ints that remember which
 // kind they are, for a later race check), the SPMD program ids, and the index builders (arange,
 // mgrid, ogrid, ds, par_dim).
-import { HostObject, PyException, type CallContext, type PyValue } from "../python/values.js";
+import { HostObject, PyException, PyTuple, type CallContext, type PyValue } from "../python/values.js";
 import { currentRun } from "../machine/kernel-run.js";
 import { arange, GridMaker } from "../machine/index-expr.js";
 import { DynSlice } from "../machine/access.js";
@@ -72,8 +72,12 @@ export function makeControlFunctions(): Map<string, PyValue> {
   out.set("mgrid", new GridMaker(false));
   out.set("ogrid", new GridMaker(true));
   out.set("ds", native("nl.ds", [["start"], ["size"]], (a, ctx) => new DynSlice(intArg(a.start, "start", ctx), intArg(a.size, "size", ctx))));
-  // nl.spmd_dim(n, nl.nc(2)) maps a grid dimension onto NeuronCores: the grid is n here either way.
-  out.set("spmd_dim", native("nl.spmd_dim", [["size"], ["*rest"]], (a, ctx) => intArg(a.size, "size", ctx)));
+  // nl.spmd_dim(n, nl.nc(2)) spreads a grid dimension over 2 NeuronCores, n instances on each: the
+  // logical dimension is n * 2 (program_id runs over all of it), whichever core runs an instance.
+  out.set("spmd_dim", native("nl.spmd_dim", [["size"], ["*rest"]], (a, ctx) => {
+    const rest = (a.rest as PyTuple).items.map((x) => intArg(x, "nl.spmd_dim factor", ctx));
+    return rest.reduce((p, q) => p * q, intArg(a.size, "size", ctx));
+  }));
   out.set("nc", native("nl.nc", [["n"]], (a, ctx) => intArg(a.n, "n", ctx)));
   out.set("par_dim", native("nl.par_dim", [["size"]], (a, ctx) => new ParDim(intArg(a.size, "size", ctx))));
   return out;

@@ -62,6 +62,11 @@ export function makeNumpy(nl: Map<string, PyValue>): PyModule {
     return float ? new PyFloat(p) : p;
   }));
   addArrayMakers(np);
+  // np.max / np.sum ... as reduction op= (nisa.range_select(reduce_op=np.max)): nl's reductions.
+  for (const [npName, nlName] of [["max", "max"], ["min", "min"], ["sum", "sum"], ["amax", "max"], ["amin", "min"], ["mean", "mean"]]) {
+    const f = nl.get(nlName);
+    if (f !== undefined) np.attrs.set(npName, f);
+  }
   return np;
 }
 

@@ -2,14 +2,17 @@
 // `t[...] = v` a copy into the view (a store when the view is in HBM), `psum += nl.matmul(...)` an
 // add into the tile itself; `t[i]` a view; `t.reshape(...)` a view of another shape.
 import {
-  NativeFunction, NotImplemented, PyException, PyTuple,
+  NativeFunction, NotImplemented, PyException, PyTuple, PyList,
   type BinaryOperator, type CallContext, type CompareOperator, type PyNotImplemented, type PyValue, type UnaryOperator,
 } from "../python/values.js";
 import { setArrayOperators, NkiArray } from "../machine/tile.js";
 import { subscript } from "../machine/access.js";
-import { shapeArg } from "./args.js";
+import { shapeArg, native, intArg } from "./args.js";
+import { NkiSyntaxError } from "../../host/checks/errors.js";
+import { atSite, errorDetails } from "../machine/site.js";
 import { binaryOp, copyInto, newTile, reshapedView, scalarOf, unaryOp } from "./compute.js";
 import { NkiDTypeError } from "../../host/checks/errors.js";
+import { hbm } from "../../host/device/hbm.js";
 
 const BINARY: Partial<Record<BinaryOperator, [string, string]>> = {
   "+": ["add", "add"], "-": ["subtract", "subtract"], "*": ["multiply", "multiply"], "/": ["divide", "divide"],
@@ -29,6 +32,10 @@ function bitOrLogical(op: string, a: NkiArray, other: PyValue): string {
   return op.replace("bitwise_", "logical_");
 }
 
+function firstElementWritten(v: NkiArray): boolean {
+  return v.storage.initAddr === 0 || hbm().bytes()[v.storage.initAddr + v.offset] !== 0;
+}
+
 export function installArrayOperators(): void {
   setArrayOperators({
     binary(op: BinaryOperator, a: NkiArray, other: PyValue, reflected: boolean, ctx: CallContext): PyValue | PyNotImplemented {
@@ -43,6 +50,12 @@ export function installArrayOperators(): void {
       const entry = BINARY[op];
       if (!entry || !operandOk(other)) return NotImplemented;
       const engineOp = op === "&" || op === "|" || op === "^" ? bitOrLogical(entry[1], a, other) : entry[1];
+      if (op === "+" && a.storage.kind === "psum" && other instanceof NkiArray && !firstElementWritten(a)) {
+        // psum[...] += nc_matmul(...) on a PSUM tile no instruction wrote yet starts the accumulation
+        // group: the first matmul overwrites (NKI's accumulate=None rule), later ones add.
+        copyInto(`operator += (PSUM accumulation)`, a, other, null, ctx);
+        return a;
+      }
       binaryOp(`operator ${op}= (nl.${entry[0]})`, engineOp, a, other, null, null, ctx, { out: a });
       return a;
     },
@@ -70,6 +83,21 @@ export function installArrayOperators(): void {
             return reshapedView(a, shape, "reshape", ctx);
           });
         case "buffer": return a.storage.kind;
+        case "ap":
+          // .ap([[stride, count], ...], offset=): an explicit pattern over the storage (torch.as_strided).
+          return native("ap", [["pattern"], ["offset", null], ["scalar_offset", null], ["vector_offset", null], ["indirect_dim", 0], ["dtype", null]], (p, ctx) => {
+            const pairs = (p.pattern instanceof PyList || p.pattern instanceof PyTuple ? p.pattern.items : []).map((x) => {
+              const pair = x instanceof PyList || x instanceof PyTuple ? x.items : [];
+              return [intArg(pair[0] ?? null, "stride", ctx), intArg(pair[1] ?? null, "count", ctx)] as const;
+            });
+            if (p.scalar_offset !== null || p.vector_offset !== null || p.dtype !== null) {
+              throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `.ap(): indirect offsets and dtype reinterpretation are not supported${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
+            }
+            const offset = a.offset + (p.offset === null ? 0 : intArg(p.offset, "offset", ctx));
+            const coeffs = pairs.map(([stride]) => stride);
+            const check = { dim: -1, size: a.storage.numel, off: offset, coeffs, root: true };
+            return a.view(offset, pairs.map(([, n]) => n), coeffs, [check]);
+          }, true);
         case "broadcast_to":
           return new NativeFunction("broadcast_to", (args, _kw, ctx) => {
             const shape = shapeArg(args.length === 1 ? args[0] : new PyTuple(args), "shape", ctx);

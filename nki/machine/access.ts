@@ -206,7 +206,8 @@ export function checkAccess(a: NkiArray, box: Box, instruction: string, ctx: Cal
     });
     if (lo >= 0 && hi < c.size) continue;
     const s = a.storage;
-    const whose = c.root ? `dimension ${c.dim} of ${s.describe()}` : `dimension ${c.dim} (size ${c.size}) of a view of ${s.describe()}`;
+    const whose = c.dim < 0 ? `the elements of ${s.describe()} (an explicit access pattern)`
+      : c.root ? `dimension ${c.dim} of ${s.describe()}` : `dimension ${c.dim} (size ${c.size}) of a view of ${s.describe()}`;
     const asked = lo === hi ? `index ${lo}` : `indices ${lo}..${hi}`;
     const message = `${instruction}: ${asked} of ${whose} outside the allowed range 0..${c.size - 1}${atSite(ctx.site)}`;
     const details = errorDetails(ctx.site, {

@@ -51,7 +51,7 @@ export class Storage {
 
 /** A bounds check a subscript asked for: off + sum_k coeffs[k] * i[k] in [0, size) over the view's axes. */
 export interface DimCheck {
-  /** The storage or view dimension subscripted. */
+  /** The storage or view dimension subscripted; -1 for the storage's flat element range (.ap patterns). */
   readonly dim: number;
   readonly size: number;
   readonly off: number;
