@@ -60,7 +60,7 @@ export interface ImportName { readonly name: string; readonly asname: string | n
 export type Stmt = Pos & (
   | { kind: "Expr"; value: Expr }
   | { kind: "Assign"; targets: Expr[]; value: Expr }
-  | { kind: "AnnAssign"; target: Expr; value: Expr | null }
+  | { kind: "AnnAssign"; target: Expr; annotation: Expr | null; value: Expr | null }
   | { kind: "AugAssign"; target: Expr; op: BinOpName; value: Expr }
   | { kind: "Pass" }
   | { kind: "Break" }

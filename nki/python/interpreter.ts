@@ -164,7 +164,7 @@ export class Interpreter implements FunctionRunner {
         for (let i = 0; i < s.targets.length; i++) this.assign(s.targets[i], v, scope);
         return NORMAL;
       }
-      case "AnnAssign": if (s.value) this.assign(s.target, this.eval(s.value, scope), scope); return NORMAL;
+      case "AnnAssign": this.annAssign(s, scope); return NORMAL;
       case "AugAssign": this.augAssign(s, scope); return NORMAL;
       case "Pass": case "Global": case "Nonlocal": return NORMAL;
       case "Break": return BREAK;
@@ -386,6 +386,17 @@ export class Interpreter implements FunctionRunner {
     for (let i = 0; i < star; i++) this.assign(targets[i], items[i], scope);
     this.assign((targets[star] as Expr & { kind: "Starred" }).value, new PyList(items.slice(star, items.length - after)), scope);
     for (let i = 0; i < after; i++) this.assign(targets[star + 1 + i], items[items.length - after + i], scope);
+  }
+
+  /** `x: T = v`; in class and module bodies the annotation is recorded in __annotations__ (dataclasses read it). */
+  private annAssign(s: Stmt & { kind: "AnnAssign" }, scope: Scope): void {
+    if (scope.kind !== ScopeKind.Function && s.target.kind === "Name" && s.annotation) {
+      let annotations = scope.vars.get("__annotations__");
+      if (!(annotations instanceof PyDict)) scope.vars.set("__annotations__", annotations = new PyDict());
+      const future = scope.globals.get("annotations") instanceof FutureFeature;
+      dictSet(annotations, s.target.id, future ? null : this.eval(s.annotation, scope));
+    }
+    if (s.value) this.assign(s.target, this.eval(s.value, scope), scope);
   }
 
   private augAssign(s: Stmt & { kind: "AugAssign" }, scope: Scope): void {

@@ -172,15 +172,15 @@ class Converter {
 
   private assign(k: SyntaxNode[], p: Pos): Stmt {
     const groups: SyntaxNode[][] = [[]];
-    let annotated = false;
+    let annotated = false, annotation: Expr | null = null;
     for (const c of k) {
       if (c.name === "AssignOp") groups.push([]);
-      else if (c.name === "TypeDef") annotated = true;
+      else if (c.name === "TypeDef") { annotated = true; annotation = this.typeDef(c); }
       else groups[groups.length - 1].push(c);
     }
     if (groups.some((g) => g.some((c) => c.name === "YieldExpression"))) { this.sawYield(); return { ...p, kind: "Unsupported", construct: "yield" }; }
     const exprs = groups.map((g) => this.exprList(g, p));
-    if (annotated) return { ...p, kind: "AnnAssign", target: exprs[0], value: exprs.length > 1 ? exprs[exprs.length - 1] : null };
+    if (annotated) return { ...p, kind: "AnnAssign", target: exprs[0], annotation, value: exprs.length > 1 ? exprs[exprs.length - 1] : null };
     return { ...p, kind: "Assign", targets: exprs.slice(0, -1), value: exprs[exprs.length - 1] };
   }
 
