@@ -84,13 +84,16 @@ export class Interpreter implements FunctionRunner {
     this.callSites.push(ctx.site);
     this.stackCache = null;
     const saved = this.enter(fn.site.file, fn.name, fn);
+    // a caller may be unwinding a `return` (through __exit__ or a finally) while this call runs
+    const pendingReturn = this.returnValue;
     try {
       const body = fn.code.body;
       if (!Array.isArray(body)) return this.eval(body as Expr, scope);
       const r = this.execBlock(body, scope);
-      if (r === RETURN) { const v = this.returnValue; this.returnValue = null; return v; }
+      if (r === RETURN) return this.returnValue;
       return null;
     } finally {
+      this.returnValue = pendingReturn;
       this.leave(saved);
       this.callSites.pop();
       this.stackCache = null;
@@ -182,6 +185,7 @@ export class Interpreter implements FunctionRunner {
         return this.execBlock(s.orelse, scope);
       }
       case "Try": return this.tryStatement(s, scope);
+      case "With": return this.withStatement(s, scope, 0);
       case "Raise": throw this.raise(s, scope);
       case "Assert": {
         if (this.test(s.test, scope)) return NORMAL;
@@ -265,6 +269,27 @@ export class Interpreter implements FunctionRunner {
       this.returnValue = savedReturn;
     }
     if (threw) throw pending;
+    return result;
+  }
+
+  /** with a as x, b: __enter__, the body, then __exit__ (which may suppress a Python exception). */
+  private withStatement(s: Stmt & { kind: "With" }, scope: Scope, index: number): Completion {
+    const item = s.items[index];
+    const ctx = this.ctx(item.context);
+    const manager = this.eval(item.context, scope);
+    const exit = getAttribute(manager, "__exit__", ctx);
+    const entered = callValue(getAttribute(manager, "__enter__", ctx), [], new Map(), ctx);
+    if (item.target) this.assign(item.target, entered, scope);
+    let result: Completion;
+    try {
+      result = index + 1 < s.items.length ? this.withStatement(s, scope, index + 1) : this.execBlock(s.body, scope);
+    } catch (e) {
+      if (!(e instanceof PyException)) { callValue(exit, [null, null, null], new Map(), ctx); throw e; }
+      const instance = exceptionInstance(e);
+      if (!truthy(callValue(exit, [instance.cls, instance, null], new Map(), ctx), ctx)) throw e;
+      return NORMAL;
+    }
+    callValue(exit, [null, null, null], new Map(), ctx);
     return result;
   }
 
@@ -592,8 +617,7 @@ export class Interpreter implements FunctionRunner {
   private zeroArgSuper(scope: Scope): PyValue {
     const fn = this.currentFn;
     if (!fn || !fn.ownerClass || fn.params.length === 0) throw new PyException("RuntimeError", "super(): no arguments");
-    const self = scope.vars.get(fn.params[0].name);
-    if (self === undefined) throw new PyException("RuntimeError", "super(): arg[0] deleted");
+    const self = scope.lookup(fn.params[0].name);
     return new PySuper(fn.ownerClass, self);
   }
 

@@ -152,7 +152,17 @@ class Converter {
         return;
       }
       case "TryStatement": out.push(this.tryStatement(k, p)); return;
-      case "WithStatement": out.push({ ...p, kind: "Unsupported", construct: k[0].name === "async" ? "async with" : "the with statement" }); return;
+      case "WithStatement": {
+        if (k[0].name === "async") { out.push({ ...p, kind: "Unsupported", construct: "async with" }); return; }
+        const items: { context: Expr; target: Expr | null }[] = [];
+        for (let i = 1; i < k.length && k[i].name !== "Body"; i++) {
+          if (k[i].name === ",") continue;
+          if (k[i].name === "as") { items[items.length - 1].target = this.expr(k[++i]); continue; }
+          items.push({ context: this.expr(k[i]), target: null });
+        }
+        out.push({ ...p, kind: "With", items, body: this.body(k.find((c) => c.name === "Body")) });
+        return;
+      }
       case "FunctionDefinition": out.push(this.functionDef(n, [])); return;
       case "ClassDefinition": out.push(this.classDef(n, [])); return;
       case "DecoratedStatement": {

@@ -3,7 +3,7 @@
 // decorators or constants from them runs (every use gives another placeholder); inside a kernel
 // (placeholders forbidden by the language room while tracing) any use is a RuntimeError naming it.
 
-import { HostObject, PyException, type BinaryOperator, type CallContext, type PyValue } from "./values.js";
+import { HostObject, NativeFunction, PyException, type BinaryOperator, type CallContext, type PyValue } from "./values.js";
 import { PyClass, PyFunction } from "./objects.js";
 
 let forbidden = false;
@@ -30,6 +30,9 @@ export class Placeholder extends HostObject {
     const own = this.attrs.get(name);
     if (own !== undefined) return own;
     if (name === "__name__") return this.path;
+    // `with torch.no_grad():` in host code
+    if (name === "__enter__") return new NativeFunction("__enter__", () => { this.guard("was entered"); return this; });
+    if (name === "__exit__") return new NativeFunction("__exit__", () => false);
     if (name.startsWith("__") && name.endsWith("__")) return undefined;
     return new Placeholder(`${this.path}.${name}`);
   }

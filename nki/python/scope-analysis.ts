@@ -45,6 +45,10 @@ function collectStatements(body: Stmt[], info: ScopeInfo): void {
         collectStatements(s.body, info); collectStatements(s.orelse, info); collectStatements(s.finalbody, info);
         for (const h of s.handlers) { if (h.name) info.locals.add(h.name); collectStatements(h.body, info); }
         break;
+      case "With":
+        for (const item of s.items) if (item.target) collectTarget(item.target, info.locals);
+        collectStatements(s.body, info);
+        break;
       case "FunctionDef": case "ClassDef": info.locals.add(s.name); break;
       default: break;
     }
