@@ -116,7 +116,11 @@ export function launchPython(kernel: KernelFunction, args: PyValue[], kwargs: Ma
     const end = partial ? first + 1 : launch.instances;
     for (let n = first; n < end; n++) {
       const run = new KernelRun(launch, n, arenas);
-      returned = withRun(run, () => onChipToHbm(kernel.fn.call(args, kwargs, ctx), ctx));
+      try {
+        returned = withRun(run, () => onChipToHbm(kernel.fn.call(args, kwargs, ctx), ctx));
+      } finally {
+        run.memory.reset();
+      }
     }
     if (!partial) launch.checkOutputsWritten();
     if (outermost) onLaunchEnd(launch);

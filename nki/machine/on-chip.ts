@@ -5,6 +5,7 @@
 // Arenas are allocated on the main thread (allocateArenas) and handed to a run as plain numbers, so a
 // worker thread can run a kernel over arenas the main thread made. Tiles are bump-allocated and the
 // arena is emptied at the end of the run; the per-partition bytes are counted for a capacity model.
+import { isMainThread } from "node:worker_threads";
 import { hbm } from "../../host/device/hbm.js";
 import { DeviceMemoryError } from "../../host/checks/errors.js";
 
@@ -55,27 +56,31 @@ export interface OnChipPlace { readonly addr: number; readonly initAddr: number;
 const ALIGN = 64;
 const up = (n: number, a: number) => Math.ceil(n / a) * a;
 
-/** The bump allocator over one run's arenas. */
+/**
+ * The bump allocator over one run's arenas. When an arena is full on the main thread, more device
+ * memory is taken in chunks the size of the arena (given back at reset): tiles are not freed within a
+ * run, so a long loop that allocates a tile per iteration needs room beyond the SBUF's own 24 MiB.
+ * A worker thread cannot allocate device memory; there a full arena is DeviceMemoryError.
+ */
 export class OnChipMemory {
+  private readonly regions: Record<OnChipBuffer, ArenaRegion[]>;
+  private readonly current = { sbuf: 0, psum: 0 };
   private readonly top = { sbuf: 0, psum: 0 };
   private readonly initTop = { sbuf: 0, psum: 0 };
   /** Bytes per partition the run's tiles take, by buffer (what a capacity check compares with the device's). */
   readonly partitionBytes = { sbuf: 0, psum: 0 };
 
-  constructor(readonly arenas: Arenas) {}
+  constructor(readonly arenas: Arenas) {
+    this.regions = { sbuf: [arenas.sbuf], psum: [arenas.psum] };
+  }
 
-  /** Room for `elements` elements of `bytes` each, `partitions` rows of `freeBytes`; its init map zeroed. */
+  /** Room for `elements` elements of `elementBytes` each over `partitions` partitions; its init map zeroed. */
   alloc(buffer: OnChipBuffer, elements: number, elementBytes: number, partitions: number): OnChipPlace {
-    const arena = this.arenas[buffer];
     const dataBytes = up(Math.max(1, elements * elementBytes), ALIGN);
     const initBytes = up(Math.max(1, elements), ALIGN);
-    if (this.top[buffer] + dataBytes > arena.bytes || this.initTop[buffer] + initBytes > arena.initBytes) {
-      throw new DeviceMemoryError(
-        "E_NKI_ARENA_FULL",
-        `the ${buffer.toUpperCase()} arena of this kernel run is full: a tile of ${elements} elements (${elements * elementBytes} bytes) does not fit ` +
-          `(${this.top[buffer]} of ${arena.bytes} bytes used; gpsimd does not reuse tiles within a run, so a kernel that allocates tiles in a long loop can fill it)`,
-        { details: { buffer, bytes: elements * elementBytes, used: this.top[buffer], arena: arena.bytes } },
-      );
+    let arena = this.regions[buffer][this.current[buffer]];
+    while (this.top[buffer] + dataBytes > arena.bytes || this.initTop[buffer] + initBytes > arena.initBytes) {
+      arena = this.nextRegion(buffer, dataBytes, initBytes, elements * elementBytes);
     }
     const addr = arena.addr + this.top[buffer];
     const initAddr = arena.initAddr + this.initTop[buffer];
@@ -86,9 +91,33 @@ export class OnChipMemory {
     return { addr, initAddr };
   }
 
-  /** Empties both arenas (the run ended). */
+  private nextRegion(buffer: OnChipBuffer, dataBytes: number, initBytes: number, asked: number): ArenaRegion {
+    const list = this.regions[buffer];
+    this.current[buffer]++;
+    this.top[buffer] = this.initTop[buffer] = 0;
+    const existing = list[this.current[buffer]];
+    if (existing && existing.bytes >= dataBytes && existing.initBytes >= initBytes) return existing;
+    const used = list.slice(0, this.current[buffer]).reduce((n, r) => n + r.bytes, 0);
+    if (!isMainThread) {
+      throw new DeviceMemoryError(
+        "E_NKI_ARENA_FULL",
+        `the ${buffer.toUpperCase()} arena of this kernel run is full: a tile of ${asked} bytes does not fit (${used} bytes of tiles so far; gpsimd does not reuse tiles within a run, so a kernel that allocates a tile in every iteration of a long loop fills it)`,
+        { details: { buffer, bytes: asked, used } },
+      );
+    }
+    const size = Math.max(list[0].bytes, dataBytes, initBytes * 2);
+    const chunk = region(size, buffer === "sbuf" ? "SBUF" : "PSUM");
+    list.splice(this.current[buffer], existing ? 1 : 0, chunk);
+    if (existing) { hbm().release(existing.addr); hbm().release(existing.initAddr); }
+    return chunk;
+  }
+
+  /** Empties both arenas (the run ended) and gives back the chunks taken beyond them. */
   reset(): void {
-    this.top.sbuf = this.top.psum = this.initTop.sbuf = this.initTop.psum = 0;
-    this.partitionBytes.sbuf = this.partitionBytes.psum = 0;
+    for (const buffer of ["sbuf", "psum"] as const) {
+      for (const r of this.regions[buffer].splice(1)) { hbm().release(r.addr); hbm().release(r.initAddr); }
+      this.current[buffer] = this.top[buffer] = this.initTop[buffer] = 0;
+      this.partitionBytes[buffer] = 0;
+    }
   }
 }

@@ -6,6 +6,7 @@ import { registerNkiModules, findKernel, launchKernel, type LaunchOptions } from
 import { tensor } from "../../host/device/factories.js";
 import type { Tensor } from "../../host/device/tensor.js";
 import { setOutput } from "../../host/output.js";
+import { hbm } from "../../host/device/hbm.js";
 import {
   GpsimdError, HbmAccessError, KernelAbortError, NkiDTypeError, TileShapeError, UninitializedTileError, UnwrittenOutputError,
 } from "../../host/checks/errors.js";
@@ -257,6 +258,32 @@ def k(a):
 `, "k", [T([2, 3], (i) => i * 1.5)]);
     } finally { restore(); }
     expect(printed).toBe("tile: [[0. 1.5 3.]\n [4.5 6. 7.5]]\n");
+  });
+});
+
+describe("on-chip memory", () => {
+  test("a loop that allocates 100 MiB of tiles runs past the arena; the extra chunks are given back", () => {
+    const body = `
+@nki.jit
+def k(a):
+  out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+  acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+  for i in nl.affine_range(200):
+    t = nl.load(a)
+    acc[...] = acc + t
+  nl.store(out, acc)
+  return out
+`;
+    const input = T([128, 512], (i) => i % 3);
+    const inUse: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      const r = run(body, "k", [input]);
+      const o = out(r);
+      for (let i = 0; i < o.length; i += 97) expect(o[i]).toBe(200 * (i % 3));
+      (r.returned as Tensor).dispose();
+      inUse.push(hbm().bytesInUse);
+    }
+    expect(inUse[1]).toBe(inUse[0]); // 400 tiles of 256 KiB each time, nothing kept
   });
 });
 
