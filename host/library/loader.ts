@@ -2,7 +2,7 @@
 // place its kernels in device memory, run its shape sources to collect the
 // NEURON_LIBRARY definitions, and register the library under ops.<lib>.
 import { SANITIZE_ABI } from "../checks/sanitizer-fast-path.js";
-import { readFileSync, existsSync } from "node:fs";
+import { readFileSync, existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import * as gpsimd from "../index.js";
@@ -53,6 +53,7 @@ function hashKernelLibrary(): string {
 function hashSettings(o: LoadOptions, computeSrcs: string[], shapeSrcs: string[]): unknown {
   for (const file of [...computeSrcs, ...shapeSrcs]) {
     if (!existsSync(file)) throw new OptionError("E_NO_SOURCE", `custom_op.load(${o.name}): source file ${file} does not exist`, { details: { file } });
+    if (!statSync(file).isFile()) throw new OptionError("E_NO_SOURCE", `custom_op.load(${o.name}): source ${file} is a folder, not a file; list its files in ${computeSrcs.includes(file) ? "compute_srcs" : "shape_srcs"}`, { details: { file } });
   }
   return { format: LIBRARY_FORMAT, abi: ABI_VERSION, kernels: hashKernelLibrary(), multicore: !!o.multicore, sanitize: o.sanitize ? SANITIZE_ABI : false, cflags: buildCflags(o), computeSrcs, shapeSrcs };
 }
