@@ -6,7 +6,7 @@ import {
 } from "./values.js";
 import { PyHostType, PyIterator, PyRange, PySet } from "./types.js";
 import {
-  BaseExceptionClass, ClassMethod, NotImplementedValue, exceptionClasses, NativeMethod, objectId, Property, PyClass, PyFunction, PyInstance, StaticMethod,
+  BaseExceptionClass, ClassMethod, NotImplementedValue, PySuper, exceptionClasses, NativeMethod, objectId, Property, PyClass, PyFunction, PyInstance, StaticMethod,
 } from "./objects.js";
 import { bindArgs } from "./args.js";
 import {
@@ -428,6 +428,18 @@ def("vars", (args) => {
 builtins.set("staticmethod", new PyHostType("staticmethod", (v) => v instanceof StaticMethod, (args) => new StaticMethod(args[0])));
 builtins.set("classmethod", new PyHostType("classmethod", (v) => v instanceof ClassMethod, (args) => new ClassMethod(args[0])));
 builtins.set("property", new PyHostType("property", (v) => v instanceof Property, (args) => new Property(args[0])));
+def("super", (args) => {
+  if (args.length !== 2 || !(args[0] instanceof PyClass)) throw new PyException("RuntimeError", "super(): write super() inside a method, or super(Class, self)");
+  return new PySuper(args[0], args[1]);
+});
+def("dir", (args) => {
+  const v = args[0];
+  const names = new Set<string>();
+  if (v instanceof PyInstance) { for (const k of v.attrs.keys()) names.add(k); for (const c of v.cls.mro) for (const k of c.ns.keys()) names.add(k); }
+  else if (v instanceof PyClass) for (const c of v.mro) for (const k of c.ns.keys()) names.add(k);
+  else if (v instanceof HostObject && "attrs" in v && (v as unknown as { attrs: unknown }).attrs instanceof Map) for (const k of (v as unknown as { attrs: Map<string, PyValue> }).attrs.keys()) names.add(k);
+  return new PyList([...names].sort());
+});
 builtins.set("NotImplemented", NotImplementedValue);
 builtins.set("Ellipsis", Ellipsis);
 builtins.set("__debug__", true);

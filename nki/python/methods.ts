@@ -9,6 +9,7 @@ import { bindArgs } from "./args.js";
 import { callValue, compareOp, getItem, iterate, keyOf, pyEquals, toArray, truthy, typeName, dictSet } from "./operators.js";
 import { formatValue, pyRepr, pyStr } from "./format.js";
 import { PyClass, PyInstance, raiseWith } from "./objects.js";
+import { typeOf } from "./builtins.js";
 
 type Method = (self: PyValue, args: PyValue[], kwargs: Map<string, PyValue>, ctx: CallContext) => PyValue;
 
@@ -257,9 +258,9 @@ export function lookupAttribute(v: PyValue, name: string, ctx: CallContext): PyV
   if (v instanceof HostObject && !(v instanceof PySet)) {
     const r = v.getAttr ? v.getAttr(name, ctx) : undefined;
     if (r !== undefined) return r;
-    if (name === "__class__" || name === "__name__") return undefined;
-    return undefined;
+    return name === "__class__" ? typeOf(v) : undefined;
   }
+  if (name === "__class__") return typeOf(v);
   const data = dataAttribute(v, name);
   if (data !== undefined) return data;
   const table = methodTable(v);

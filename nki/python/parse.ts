@@ -41,7 +41,14 @@ class Converter {
     const tree = parser.parse(this.src);
     let bad: SyntaxNode | null = null;
     tree.iterate({ enter: (n) => { if (bad) return false; if (n.type.isError && !tolerated(n.node)) { bad = n.node; return false; } return undefined; } });
-    if (bad) this.syntaxError(bad);
+    if (bad) {
+      const parent = (bad as SyntaxNode).parent;
+      // Python 3.9 allows any expression after @; lezer's grammar (and so gpsimd) only a dotted name with optional arguments
+      if (parent && (parent.name === "Decorator" || parent.name === "DecoratedStatement")) {
+        this.unsupportedNow(parent.name === "Decorator" ? parent : bad, "this decorator form (gpsimd supports @name, @a.b and @a.b(args))");
+      }
+      this.syntaxError(bad);
+    }
     const top = tree.topNode;
     return { file: this.file, source: this.src, body: this.statements(kids(top)) };
   }

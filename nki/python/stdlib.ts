@@ -5,10 +5,10 @@
 import { posix } from "node:path";
 import { HostObject, NativeFunction, PyDict, PyException, PyFloat, PyList, PyModule, PyTuple, type CallContext, type PyValue } from "./values.js";
 import { registerNativeModule } from "./modules.js";
-import { NativeMethod, PyClass } from "./objects.js";
+import { exceptionInstance, NativeMethod, PyClass, PyInstance } from "./objects.js";
 import { FutureFeature } from "./types.js";
 import { bindArgs } from "./args.js";
-import { binaryOp, compareOp, intFromBig, iterate, keyOf, pyEquals, toArray, truthy, typeName } from "./operators.js";
+import { binaryOp, callValue, compareOp, intFromBig, iterate, keyOf, pyEquals, toArray, truthy, typeName } from "./operators.js";
 import { toFloat, toInt } from "./builtins.js";
 import { pyRepr } from "./format.js";
 import { output } from "../../host/output.js";
@@ -136,6 +136,35 @@ registerNativeModule("sys", () => module("sys", {
 function failure(msg: PyValue | undefined, fallback: string): PyException {
   return new PyException("AssertionError", msg !== undefined && msg !== null ? `${fallback} : ${String(msg)}` : fallback);
 }
+/** `with self.assertRaises(E) as cm:`: the body must raise E; cm.exception is what it raised. */
+class AssertRaises extends HostObject {
+  readonly typeName = "_AssertRaisesContext";
+  private caught: PyValue = null;
+  constructor(private readonly expected: PyValue) { super(); }
+  expectedName(): string {
+    const names = (this.expected instanceof PyTuple ? this.expected.items : [this.expected]).map((c) => (c instanceof PyClass ? c.name : pyRepr(c)));
+    return names.join(", ");
+  }
+  matches(e: PyException): boolean {
+    const cls = exceptionInstance(e).cls;
+    return (this.expected instanceof PyTuple ? this.expected.items : [this.expected]).some((c) => c instanceof PyClass && cls.isSubclassOf(c));
+  }
+  override getAttr(name: string): PyValue | undefined {
+    if (name === "exception") return this.caught;
+    if (name === "__enter__") return new NativeFunction("__enter__", () => this);
+    if (name === "__exit__") {
+      return new NativeFunction("__exit__", ([type, value]) => {
+        if (type === null || type === undefined) throw new PyException("AssertionError", `${this.expectedName()} not raised`);
+        const cls = value instanceof PyInstance ? value.cls : null;
+        const ok = cls !== null && (this.expected instanceof PyTuple ? this.expected.items : [this.expected]).some((c) => c instanceof PyClass && cls.isSubclassOf(c));
+        if (ok) this.caught = value;
+        return ok;
+      });
+    }
+    return undefined;
+  }
+}
+
 registerNativeModule("unittest", () => {
   const method = (name: string, f: (args: PyValue[], ctx: CallContext) => PyValue) => new NativeMethod(name, (args, _k, ctx) => f(args, ctx));
   const testCase = new PyClass("TestCase", [], new Map<string, PyValue>([
@@ -145,6 +174,15 @@ registerNativeModule("unittest", () => {
     ["assertFalse", method("assertFalse", ([, a, msg], ctx) => { if (truthy(a, ctx)) throw failure(msg, `${pyRepr(a)} is not false`); return null; })],
     ["assertIsNone", method("assertIsNone", ([, a, msg]) => { if (a !== null) throw failure(msg, `${pyRepr(a)} is not None`); return null; })],
     ["assertIn", method("assertIn", ([, a, b, msg], ctx) => { if (!toArray(b, ctx).some((x) => pyEquals(x, a))) throw failure(msg, `${pyRepr(a)} not found in ${pyRepr(b)}`); return null; })],
+    ["assertRaises", method("assertRaises", ([, expected, callable, ...rest], ctx) => {
+      const raisesContext = new AssertRaises(expected);
+      if (callable === undefined) return raisesContext;
+      try { callValue(callable, rest, new Map(), ctx); } catch (e) {
+        if (e instanceof PyException && raisesContext.matches(e)) return null;
+        throw e;
+      }
+      throw new PyException("AssertionError", `${raisesContext.expectedName()} not raised`);
+    })],
     ["setUp", method("setUp", () => null)],
     ["tearDown", method("tearDown", () => null)],
   ]));

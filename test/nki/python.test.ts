@@ -45,6 +45,11 @@ describe("syntax errors and unsupported constructs", () => {
     expect(e.message).toContain("a generator function (yield)");
     expect(e.details).toMatchObject({ line: 1 });
   });
+  test("a decorator that is not a dotted name (with arguments) is refused at parse time", () => {
+    const e = failure("fs = [None]\n\n@fs[0]\ndef f():\n    pass\n", { file: "/k/d.py" });
+    expect(e.code).toBe("E_NKI_UNSUPPORTED");
+    expect(e.message).toBe("this decorator form (gpsimd supports @name, @a.b and @a.b(args)) is not supported by gpsimd's Python interpreter at <module> (/k/d.py:3:1)");
+  });
   test("walrus, async def and match are named", () => {
     expect(failure("if (n := 3) > 2:\n    pass\n").message).toContain("the walrus operator (:=)");
     expect(failure("async def f():\n    pass\nf()\n").message).toContain("async def");
