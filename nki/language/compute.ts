@@ -11,6 +11,7 @@ import { float32, promote, bool_, uint8, type NkiDType } from "../machine/nki-dt
 import { operand, broadcastShapes, alignedShapes, checkUninit, shapeError, type InputUse } from "../machine/instructions.js";
 import { checkAccess, fullBox, type Box } from "../machine/access.js";
 import { MaskExpr, maskBox } from "../machine/index-expr.js";
+import { forEachIndirectRow, type OobMode } from "../machine/indirect.js";
 import { atSite, errorDetails } from "../machine/site.js";
 import { typeName } from "./args.js";
 
@@ -125,9 +126,13 @@ export function unaryOp(instruction: string, op: string, x: PyValue, dtype: NkiD
 }
 
 /** Copies `src` (broadcast) into the view `dst` over the mask's box, converting to dst's dtype. */
-export function copyInto(instruction: string, dst: NkiArray, src: PyValue, mask: PyValue, ctx: CallContext): void {
+export function copyInto(instruction: string, dst: NkiArray, src: PyValue, mask: PyValue, ctx: CallContext, oob: OobMode = "error"): void {
   const s = scalarOf(src);
   const box = boxOf(mask, dst.shape, ctx);
+  if (dst.indirect || (src instanceof NkiArray && src.indirect)) {
+    indirectMove(instruction, dst, arrayArg(src, "value", instruction, ctx), box, oob, null, ctx);
+    return;
+  }
   const outOp = operand(dst, dst.shape, box, instruction, ctx);
   if (s !== undefined) {
     checkUninit(tileEngine().fill(outOp, s), instruction, [], ctx);
@@ -144,6 +149,26 @@ export function copyInto(instruction: string, dst: NkiArray, src: PyValue, mask:
   }
   const srcOp = operand(a, dst.shape, box, instruction, ctx);
   checkUninit(tileEngine().unary("copy", outOp, srcOp), instruction, [{ array: a, op: srcOp }], ctx);
+}
+
+/**
+ * A copy (or, with rmwOp, dst = dst op src: a scatter-add) where dst or src is indexed by a tile:
+ * row by row at the rows the index tile names (see machine/indirect.ts).
+ */
+export function indirectMove(instruction: string, dst: NkiArray, src: NkiArray, box: Box, oob: OobMode, rmwOp: string | null, ctx: CallContext): void {
+  const viaDst = dst.indirect !== undefined;
+  if (viaDst && src.indirect) throw shapeError(instruction, "both sides of a copy are indexed by tiles", ctx);
+  forEachIndirectRow(viaDst ? dst : src, box, oob, instruction, ctx, (row, rowBox) => {
+    const d = viaDst ? row : dst, x = viaDst ? src : row;
+    const outOp = operand(d, dst.shape, rowBox, instruction, ctx);
+    const srcOp = operand(x, dst.shape, rowBox, instruction, ctx);
+    if (rmwOp === null) {
+      checkUninit(tileEngine().unary("copy", outOp, srcOp), instruction, [{ array: x, op: srcOp }], ctx);
+    } else {
+      const oldOp = operand(d, dst.shape, rowBox, instruction, ctx);
+      checkUninit(tileEngine().binary(rmwOp as BinaryOp, outOp, oldOp, srcOp), instruction, [{ array: d, op: oldOp }, { array: x, op: srcOp }], ctx);
+    }
+  });
 }
 
 function sameShape(a: readonly number[], b: readonly number[]): boolean {

@@ -12,7 +12,8 @@ import { fullBox } from "../machine/access.js";
 import { atSite, errorDetails } from "../machine/site.js";
 import { native, intsArg, shapeArg, typeName, type Bound } from "./args.js";
 import { dtypeArg, requiredDType } from "./dtype-arg.js";
-import { arrayArg, binaryOp, boxOf, copyInto, fillView, newTile, reduceOp, reshapedView, scalarOf, unaryOp } from "./compute.js";
+import { arrayArg, binaryOp, boxOf, copyInto, fillView, indirectMove, newTile, reduceOp, reshapedView, scalarOf, unaryOp } from "./compute.js";
+import type { OobMode } from "../machine/indirect.js";
 import { OP_OF_FUNCTION, REDUCE_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
 import { enumNamespace, EnumValue } from "./constants.js";
 import { transpose } from "./nl-memory.js";
@@ -312,12 +313,18 @@ function partitionReduce(instr: string, a: Bound, dest: NkiArray | null, ctx: Ca
 function dmaCopy(a: Bound, ctx: CallContext): PyValue {
   const instr = "nisa.dma_copy";
   const dst = arrayArg(a.dst, "dst", instr, ctx);
+  const oob: OobMode = a.oob_mode instanceof EnumValue && a.oob_mode.member === "skip" ? "skip" : "error";
   if (a.dst_rmw_op !== null && a.dst_rmw_op !== undefined) {
     const { op } = opArg(a.dst_rmw_op, instr, ctx);
-    binaryOp(instr, op, dst, a.src, null, a.mask ?? null, ctx, { out: dst });
+    const src = a.src;
+    if (dst.indirect || (src instanceof NkiArray && src.indirect)) {
+      indirectMove(instr, dst, arrayArg(src, "src", instr, ctx), boxOf(a.mask ?? null, dst.shape, ctx), oob, op, ctx);
+    } else {
+      binaryOp(instr, op, dst, src, null, a.mask ?? null, ctx, { out: dst });
+    }
     return null;
   }
-  copyInto(instr, dst, a.src, a.mask ?? null, ctx);
+  copyInto(instr, dst, a.src, a.mask ?? null, ctx, oob);
   return null;
 }
 

@@ -7,7 +7,7 @@
 import { HostObject, PyException, PySlice, PyTuple, Ellipsis, type CallContext, type PyValue } from "../python/values.js";
 import { HbmAccessError, NkiSyntaxError, TileShapeError } from "../../host/checks/errors.js";
 import { IndexExpr, IndexGrid, asInt } from "./index-expr.js";
-import type { DimCheck, NkiArray } from "./tile.js";
+import { NkiArray, type DimCheck } from "./tile.js";
 import { atSite, errorDetails } from "./site.js";
 
 /** nl.ds(start, size): a dynamic slice of `size` elements from `start`. */
@@ -24,6 +24,7 @@ type Item =
   | { kind: "int"; value: number }
   | { kind: "slice"; start: number; len: number; step: number }
   | { kind: "expr"; expr: IndexExpr }
+  | { kind: "tile"; tile: NkiArray }
   | { kind: "none" };
 
 function describe(v: PyValue): string {
@@ -54,6 +55,7 @@ function toItem(v: PyValue, size: number, ctx: CallContext): Item {
   }
   if (v instanceof DynSlice) return { kind: "slice", start: v.start, len: v.size, step: v.step };
   if (v instanceof IndexExpr) return { kind: "expr", expr: v };
+  if (v instanceof NkiArray && !v.storage.isHbm && !v.dtype.isFloat) return { kind: "tile", tile: v };
   throw new NkiSyntaxError(
     "E_NKI_UNSUPPORTED",
     `a tile or tensor index must be an int, a slice, nl.ds(...), ..., None or an index expression (nl.arange, nl.mgrid); got ${describe(v)}${atSite(ctx.site)}`,
@@ -89,6 +91,16 @@ export function subscript(a: NkiArray, key: PyValue, ctx: CallContext): NkiArray
     if (item.kind !== "none") dim++;
   }
 
+  // An index tile is an advanced index of its shape whose values are known only when an instruction
+  // runs: it contributes nothing to the affine pattern and is kept as the view's indirect index.
+  let indirect: { tile: NkiArray; dim: number } | null = null;
+  for (const x of items) {
+    if (x.item.kind !== "tile") continue;
+    if (indirect) throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `only one dimension may be indexed by a tile${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
+    indirect = { tile: x.item.tile, dim: x.dim };
+    const shape = x.item.tile.shape.length === 1 ? [x.item.tile.shape[0], 1] : [...x.item.tile.shape];
+    x.item = { kind: "expr", expr: new IndexExpr(shape, 0, shape.map(() => 0)) };
+  }
   const advanced = items.some((x) => x.item.kind === "expr");
   const maps: DimMap[] = [];
   let outShape: number[] = [];
@@ -169,8 +181,16 @@ export function subscript(a: NkiArray, key: PyValue, ctx: CallContext): NkiArray
     return { ...c, off, coeffs };
   });
   const root = a.checks.length === 0 && a.offset === 0 && a.shape.length === a.storage.shape.length;
-  for (const m of maps) checks.push({ dim: m.dim, size: a.shape[m.dim], off: m.off, coeffs: m.coeffs, root });
-  return a.view(offset, outShape, strides, checks);
+  for (const m of maps) if (!indirect || m.dim !== indirect.dim) checks.push({ dim: m.dim, size: a.shape[m.dim], off: m.off, coeffs: m.coeffs, root });
+  const v = a.view(offset, outShape, strides, checks);
+  if (indirect) {
+    if (a.indirect) throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `a view with a tile index cannot be indexed by a tile again${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
+    if (!root) throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `a tile index must index a whole tensor or tile, not a view of one${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
+    v.indirect = { index: indirect.tile, dim: indirect.dim, size: a.shape[indirect.dim], stride: a.strides[indirect.dim] };
+  } else if (a.indirect) {
+    throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `a view with a tile index cannot be subscripted again; index the tensor once${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
+  }
+  return v;
 }
 
 function coeffAt(k: number, c: number, rank = k + 1): number[] {

@@ -3,7 +3,7 @@
 // the output's shape (numpy rules, right-aligned: size-1 axes get stride 0). Bounds checks run over
 // the elements touched; an engine report of an unwritten element becomes UninitializedTileError.
 import type { CallContext } from "../python/values.js";
-import { TileShapeError, UninitializedTileError } from "../../host/checks/errors.js";
+import { NkiSyntaxError, TileShapeError, UninitializedTileError } from "../../host/checks/errors.js";
 import type { EngineDType, Operand, UninitRead } from "./engine.js";
 import { checkAccess, fullBox, type Box } from "./access.js";
 import type { NkiArray } from "./tile.js";
@@ -40,6 +40,7 @@ export function shapeError(instruction: string, why: string, ctx: CallContext, d
 export function operand(a: NkiArray, outShape: readonly number[], box: Box, instruction: string, ctx: CallContext, dtype?: EngineDType): Operand {
   const rank = outShape.length;
   if (a.shape.length > rank) throw shapeError(instruction, `an operand of shape (${a.shape.join(", ")}) does not fit the output shape (${outShape.join(", ")})`, ctx);
+  if (a.indirect) throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `${instruction}: a view indexed by a tile (indirect access) can only be loaded, stored or DMA-copied${atSite(ctx.site)}`, { details: errorDetails(ctx.site, { instruction }) });
   if (a.shape.length < rank && a.shape.length > 0 && !a.storage.isHbm) a = partitionAligned(a, rank);
   const pad = rank - a.shape.length;
   const lo: number[] = [], hi: number[] = [];

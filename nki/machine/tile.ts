@@ -78,8 +78,24 @@ function ops(): ArrayOperators {
   return operators;
 }
 
+/**
+ * An indirect subscript (a tile of indices: data_tensor[idx_tile, i_f]): along axis 0 of the view,
+ * row p addresses storage dimension `dim` at the index held by `index`'s element [p, 0].
+ */
+export interface IndirectIndex {
+  readonly index: NkiArray;
+  readonly dim: number;
+  /** Size of that dimension (the allowed indices are 0..size-1). */
+  readonly size: number;
+  /** Element stride of that dimension. */
+  readonly stride: number;
+}
+
 /** A tile or HBM tensor, or a view of one. */
 export abstract class NkiArray extends HostObject {
+  /** Set on views made by an indirect subscript (see IndirectIndex). */
+  indirect?: IndirectIndex;
+
   constructor(
     readonly storage: Storage,
     /** Element offset of the view's first element from the storage's. */
