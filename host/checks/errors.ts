@@ -111,6 +111,10 @@ export class UninitializedTileError extends GpsimdError {}
 export class HbmAccessError extends GpsimdError {}
 /** A dtype an NKI instruction does not take (E_NKI_DTYPE). */
 export class NkiDTypeError extends GpsimdError {}
+/** Iterations of an nl.affine_range loop that touch the same elements (one writes), which the language declares independent (E_NKI_RACE). */
+export class NkiRaceError extends GpsimdError {}
+/** What NKI's compiler rejects though Python runs it: control flow on tile values, data-dependent shapes... (E_NKI_RULE). */
+export class NkiRuleError extends GpsimdError {}
 
 // ---- what callers do wrong ----
 /** Wrong number, kind or dtype of operator arguments. */
@@ -145,6 +149,7 @@ const classes: Record<string, new (code: string, message: string, context?: Erro
   KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError, KernelTamperError, ArgumentError, ShapeFunctionError,
   TensorShapeError, TensorValueError, DisposedTensorError, RegistryError, BuildError, LibraryFormatError, DeviceMemoryError, OptionError,
   DTypeNameError, NpyFormatError, PythonError, NkiSyntaxError, TileShapeError, UninitializedTileError, HbmAccessError, NkiDTypeError,
+  NkiRaceError, NkiRuleError,
 };
 
 /** Rebuilds a typed error from plain data (from another thread). */
