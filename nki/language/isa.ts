@@ -14,6 +14,7 @@ import { native, intsArg, shapeArg, typeName, type Bound } from "./args.js";
 import { dtypeArg, requiredDType } from "./dtype-arg.js";
 import { arrayArg, binaryOp, boxOf, copyInto, fillView, indirectMove, newTile, reduceOp, reshapedView, scalarOf, unaryOp } from "./compute.js";
 import type { OobMode } from "../machine/indirect.js";
+import { bnAggr, bnStats } from "./isa-stats.js";
 import { OP_OF_FUNCTION, REDUCE_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
 import { enumNamespace, EnumValue } from "./constants.js";
 import { transpose } from "./nl-memory.js";
@@ -204,6 +205,8 @@ export function makeLegacyIsa(): Map<string, PyValue> {
   });
   set("tensor_reduce", [["op"], ["data"], ["axis"], ["mask", null], ["dtype", null], ["negate", false], ["keepdims", false]], (a, ctx) => tensorReduce("nisa.tensor_reduce", a, null, ctx));
   set("tensor_partition_reduce", [["op"], ["data"], ["mask", null], ["dtype", null]], (a, ctx) => partitionReduce("nisa.tensor_partition_reduce", a, null, ctx));
+  set("bn_stats", [["data"], ["mask", null], ["dtype", null]], (a, ctx) => bnStats("nisa.bn_stats", arrayArg(a.data, "data", "nisa.bn_stats", ctx), dtypeArg(a.dtype, ctx), null, ctx));
+  set("bn_aggr", [["data"], ["mask", null], ["dtype", null]], (a, ctx) => bnAggr("nisa.bn_aggr", arrayArg(a.data, "data", "nisa.bn_aggr", ctx), dtypeArg(a.dtype, ctx), null, ctx));
   set("select_reduce", [["dst"], ["predicate"], ["on_true"], ["on_false"], ["reduce_res", null], ["reduce_cmd", null], ["reduce_op", null], ["reverse_pred", false], ["mask", null], ["dtype", null]],
     (a, ctx) => { selectReduce("nisa.select_reduce", a, arrayArg(a.dst, "dst", "nisa.select_reduce", ctx), ctx); return null; });
   set("range_select", [["on_true_tile"], ["comp_op0"], ["comp_op1"], ["bound0"], ["bound1"], ["reduce_cmd", null], ["reduce_res", null], ["reduce_op", null], ["range_start", 0], ["on_false_value", null], ["mask", null], ["dtype", null]],
@@ -291,7 +294,7 @@ function rangeSelect(instr: string, a: Bound, dest: NkiArray | null, ctx: CallCo
   const out = dest ?? newTile(shape, dtypeArg(a.dtype, ctx) ?? onTrue.dtype, ctx);
   const index = newTile(shape, float32, ctx);
   const start = scalarOf(a.range_start ?? 0) ?? 0;
-  tileEngine().affine(operand(index, shape, fullBox(shape), instr, ctx), start, shape.map((_, k) => (k === shape.length - 1 ? 1 : 0)));
+  checkUninit(tileEngine().affine(operand(index, shape, fullBox(shape), instr, ctx), start, shape.map((_, k) => (k === shape.length - 1 ? 1 : 0))), instr, [], ctx);
   const c0 = binaryOp(instr, opArg(a.comp_op0, instr, ctx).op, index, a.bound0, uint8, null, ctx) as NkiArray;
   const c1 = binaryOp(instr, opArg(a.comp_op1, instr, ctx).op, index, a.bound1, uint8, null, ctx) as NkiArray;
   const cond = binaryOp(instr, "logical_and", c0, c1, uint8, null, ctx) as NkiArray;
@@ -379,6 +382,8 @@ export function makeCurrentIsa(): Map<string, PyValue> {
   });
   set("tensor_reduce", [["dst"], ["op"], ["data"], ["axis"], ["negate", false], ["keepdims", false], ["name", null]],
     (a, ctx) => { tensorReduce("nisa.tensor_reduce", a, dst(a, "nisa.tensor_reduce", ctx), ctx); return null; });
+  set("bn_stats", [["dst"], ["data"], ["name", null]], (a, ctx) => { bnStats("nisa.bn_stats", arrayArg(a.data, "data", "nisa.bn_stats", ctx), null, dst(a, "nisa.bn_stats", ctx), ctx); return null; });
+  set("bn_aggr", [["dst"], ["data"], ["name", null]], (a, ctx) => { bnAggr("nisa.bn_aggr", arrayArg(a.data, "data", "nisa.bn_aggr", ctx), null, dst(a, "nisa.bn_aggr", ctx), ctx); return null; });
   set("select_reduce", [["dst"], ["predicate"], ["on_true"], ["on_false"], ["reduce_res", null], ["reduce_cmd", null], ["reduce_op", null], ["reverse_pred", false], ["name", null]],
     (a, ctx) => { selectReduce("nisa.select_reduce", a, dst(a, "nisa.select_reduce", ctx), ctx); return null; });
   set("range_select", [["dst"], ["on_true_tile"], ["comp_op0"], ["comp_op1"], ["bound0"], ["bound1"], ["reduce_cmd", null], ["reduce_res", null], ["reduce_op", null], ["range_start", 0], ["on_false_value", null], ["name", null]],

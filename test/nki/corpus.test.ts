@@ -30,8 +30,6 @@ const UNWRITTEN_ROWS = "a real finding: the kernel scatters 64 rows into a [128,
 const KNOWN: Record<string, string> = {
   nl_indirect_save_1: UNWRITTEN_ROWS,
   nl_indirect_save_2: UNWRITTEN_ROWS,
-  isa_bn_stats_1: "nisa.bn_stats / bn_aggr are not implemented",
-  isa_bn_stats_2: "nisa.bn_stats / bn_aggr are not implemented",
   isa_stream_shuffle: "nisa.nc_stream_shuffle is not implemented",
   isa_stream_shuffle_broadcast_partition: "nisa.nc_stream_shuffle is not implemented",
   isa_stream_shuffle_broadcast_mask: "nisa.nc_stream_shuffle is not implemented",
