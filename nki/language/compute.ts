@@ -219,7 +219,7 @@ export function nocopyReshape(oldShape: readonly number[], oldStrides: readonly 
 /** A scalar fill of a view. */
 export function fillView(instruction: string, dst: NkiArray, value: number, ctx: CallContext, mask: PyValue = null): void {
   const box = boxOf(mask, dst.shape, ctx);
-  tileEngine().fill(operand(dst, dst.shape, box, instruction, ctx), value);
+  checkUninit(tileEngine().fill(operand(dst, dst.shape, box, instruction, ctx), value), instruction, [], ctx);
 }
 
 /** Reduction axes as non-negative ints; axis 0 (the partition axis) is refused. */

@@ -7,6 +7,7 @@ import { arange, GridMaker } from "../machine/index-expr.js";
 import { DynSlice } from "../machine/access.js";
 import { native, intArg } from "./args.js";
 import { ParDim } from "./constants.js";
+import { noteLoopStart } from "../checks/hooks.js";
 
 export type LoopKind = "affine_range" | "sequential_range" | "static_range" | "dynamic_range";
 
@@ -22,10 +23,12 @@ export class NkiRange extends HostObject {
     const run = currentRun(ctx.site);
     let i = this.start;
     const { stop, step } = this;
+    const loop = noteLoopStart(this.kind, ctx.site); // the race check needs the kind and each iteration
     return {
       next: () => {
-        if (step > 0 ? i >= stop : i <= stop) return { done: true, value: undefined };
+        if (step > 0 ? i >= stop : i <= stop) { loop.end(); return { done: true, value: undefined }; }
         run.tick(ctx.site);
+        loop.iteration(i);
         const v = i;
         i += step;
         return { done: false, value: v };

@@ -9,6 +9,7 @@ import { checkAccess, fullBox, type Box } from "./access.js";
 import type { NkiArray } from "./tile.js";
 import { unflatten } from "./kernel-run.js";
 import { atSite, errorDetails, shortSite } from "./site.js";
+import { noteInstruction, noteOperand } from "../checks/hooks.js";
 
 /** An instruction's input as the engine saw it (null where the engine took a scalar): UninitRead.operand indexes these. */
 export interface InputUse { readonly array: NkiArray; readonly op: Operand }
@@ -62,13 +63,13 @@ export function operand(a: NkiArray, outShape: readonly number[], box: Box, inst
   }
   checkAccess(a, { lo, hi }, instruction, ctx);
   const s = a.storage;
-  return {
+  return noteOperand(s, {
     addr: s.addr + first * s.dtype.bytes,
     dtype: (dtype ?? s.dtype.code) as EngineDType,
     shape: outShape.map((_, k) => box.hi[k] - box.lo[k]),
     strides,
     init: s.initAddr === 0 ? 0 : s.initAddr + first,
-  };
+  });
 }
 
 /**
@@ -103,6 +104,7 @@ export { fullBox };
  * the instruction, the tile (its variable and allocation line) and the element's index in the tile.
  */
 export function checkUninit(read: UninitRead | null | void, instruction: string, inputs: readonly (InputUse | null)[], ctx: CallContext): void {
+  noteInstruction(instruction, inputs, ctx); // the checks and the profiler follow every instruction from here
   if (!read) return;
   const used = inputs[read.operand];
   if (!used) throw new Error(`engine reported an uninitialised read of operand ${read.operand} of ${instruction}, which has no such input`);

@@ -11,6 +11,7 @@ import { Storage, wholeArray, type NkiArray } from "./tile.js";
 import { nkiDTypeOf, type NkiDType } from "./nki-dtype.js";
 import { deviceFigures, type DeviceFigures } from "./device.js";
 import { assignedName, atSite, errorDetails, setRunDetails, shortSite } from "./site.js";
+import { noteRunEnd, noteTileAllocated } from "../checks/hooks.js";
 
 /**
  * A shared_hbm output as plain data: what a partial launch (one instance on one thread) hands to the
@@ -148,7 +149,9 @@ export class KernelRun {
     const numel = shape.reduce((a, b) => a * b, 1);
     if (buffer === "psum") checkPsumBank(tileShape, dtype, site, name, this.device, shape);
     const place = this.memory.alloc(buffer, numel, dtype.bytes, shape.slice(0, partitionAxis + 1).reduce((a, b) => a * b, 1));
-    return wholeArray(new Storage(buffer, place.addr, place.initAddr, dtype, shape, site, name));
+    const storage = new Storage(buffer, place.addr, place.initAddr, dtype, shape, site, name);
+    noteTileAllocated(storage, partitionAxis);
+    return wholeArray(storage);
   }
 
   /** A new HBM tensor: shared_hbm outputs are the launch's (the same for every instance); private ones are this instance's. */
@@ -233,7 +236,11 @@ export function maybeCurrentRun(): KernelRun | null { return current; }
 export function withRun<T>(run: KernelRun, f: () => T): T {
   const previous = current;
   current = run;
-  try { return f(); } finally { current = previous; }
+  try {
+    const result = f();
+    noteRunEnd(run);
+    return result;
+  } finally { current = previous; }
 }
 
 setRunDetails(() => (current ? { kernel: current.launch.kernelName, instance: current.programIds } : {}));
