@@ -23,3 +23,5 @@ export {
   type InstructionClass, type InstructionCounts } from "./profiling/profile.js";
 export * from "./checks/errors.js";
 export * as autograd from "./autograd.js";
+/** NKI kernels (Python, the Neuron Kernel Interface): nki.load, nki.simulate_kernel, grids on the core threads, nki.register. */
+export * as nki from "../nki/index.js";

@@ -1,0 +1,159 @@
+// The SPMD worker threads: each runs kernel instances with its own interpreter
+// (the program loaded again from the same source) and its own tile engine,
+// over the one device memory. Threads start at the first grid launch that
+// needs them and stay (unref'd: they never keep the process alive). A job's
+// instances are claimed from a shared counter; the calling thread claims too
+// when it waits anyway. A thread that dies during a job is WorkerCrashError;
+// one that does not answer by the deadline (plus a grace period) is stopped
+// and the call fails with KernelTimeoutError. Either way the threads are
+// rebuilt for the next call.
+import { Worker, receiveMessageOnPort, MessageChannel, type MessagePort } from "node:worker_threads";
+import { threadOptions } from "../../host/cores/thread-options.js";
+import { hbm } from "../../host/device/hbm.js";
+import { KernelTimeoutError, WorkerCrashError } from "../../host/checks/errors.js";
+import { engineModuleForThreads, allocateThreadResources, releaseThreadResources, type ThreadResources } from "./thread-resources.js";
+import {
+  J_DONE, J_CRASHED, J_CLAIM, J_FAILED_AT, JOB_CONTROL_WORDS, NONE_FAILED, START_BLOCK_BYTES, START_FAILED, STARTED, startFailure,
+  type JobMessage, type DoneMessage, type WorkerInit,
+} from "./protocol.js";
+
+/** How long past the deadline a thread may take to stop on its own (the interpreter checks the deadline between statements). */
+export const STOP_GRACE_MS = 2000;
+/** How long the calling thread sleeps between checks for a dead thread. */
+const POLL_MS = 50;
+
+interface PoolThread {
+  worker: Worker;
+  port: MessagePort;
+  resources: ThreadResources;
+  started: SharedArrayBuffer;
+}
+
+/** A job in flight: its control words and the threads that run it. */
+export interface Job {
+  control: Int32Array;
+  threads: PoolThread[];
+  message: JobMessage;
+}
+
+export class SpmdPool {
+  private threads: PoolThread[] = [];
+
+  /** Threads running now. */
+  get size(): number { return this.threads.length; }
+
+  /** At least n threads (started now if needed; their start-up overlaps the caller's own work). */
+  private ensure(n: number): void {
+    while (this.threads.length < n) this.threads.push(this.start(this.threads.length));
+  }
+
+  private start(index: number): PoolThread {
+    const { port1, port2 } = new MessageChannel();
+    const resources = allocateThreadResources();
+    const started = new SharedArrayBuffer(START_BLOCK_BYTES);
+    const init: WorkerInit & { port: MessagePort } = { index, memory: hbm().memory, engine: engineModuleForThreads(), resources, started, port: port2 };
+    const worker = new Worker(new URL("./worker.js", import.meta.url), threadOptions({ workerData: init, transferList: [port2] }));
+    worker.unref();
+    port1.unref();
+    // Errors surface through the job's control words (the caller cannot run event handlers while it waits).
+    worker.on("error", () => undefined);
+    return { worker, port: port1, resources, started };
+  }
+
+  /** Posts a job's instances [first, count) to `n` threads; returns the job to run beside and wait for. */
+  post(message: Omit<JobMessage, "type" | "control">, first: number, n: number): Job {
+    this.ensure(n);
+    const buffer = new SharedArrayBuffer(JOB_CONTROL_WORDS * 4);
+    const control = new Int32Array(buffer);
+    control[J_CLAIM] = first;
+    control[J_FAILED_AT] = NONE_FAILED;
+    const full: JobMessage = { ...message, type: "job", control: buffer };
+    const threads = this.threads.slice(0, n);
+    for (const t of threads) t.port.postMessage(full);
+    return { control, threads, message: full };
+  }
+
+  /** Blocks until every thread of the job has answered; throws WorkerCrashError or KernelTimeoutError (and rebuilds the threads). */
+  waitSync(job: Job): DoneMessage[] {
+    const c = job.control;
+    for (;;) {
+      const done = Atomics.load(c, J_DONE);
+      if (done >= job.threads.length) break;
+      this.checkAlive(job);
+      Atomics.wait(c, J_DONE, done, Math.max(1, Math.min(POLL_MS, job.message.deadline + STOP_GRACE_MS - Date.now())));
+    }
+    return this.collect(job);
+  }
+
+  /** As waitSync, without blocking the event loop. */
+  async wait(job: Job): Promise<DoneMessage[]> {
+    const c = job.control;
+    for (;;) {
+      const done = Atomics.load(c, J_DONE);
+      if (done >= job.threads.length) break;
+      this.checkAlive(job);
+      const timeout = Math.max(1, Math.min(POLL_MS, job.message.deadline + STOP_GRACE_MS - Date.now()));
+      const waiting = Atomics.waitAsync(c, J_DONE, done, timeout);
+      if (waiting.async) await waiting.value;
+    }
+    return this.collect(job);
+  }
+
+  /** Throws (after stopping the threads) when a thread of the job died or the job ran past its deadline and grace. */
+  private checkAlive(job: Job): void {
+    const crashed = Atomics.load(job.control, J_CRASHED);
+    if (crashed) {
+      this.reset();
+      throw new WorkerCrashError("E_WORKER_CRASH", `NKI worker thread ${crashed - 1} died while running ${job.message.kernel} (${job.message.file}); the call failed and the threads were restarted`, { details: { kernel: job.message.kernel, file: job.message.file, thread: crashed - 1 } });
+    }
+    const failed = job.threads.find((t) => Atomics.load(new Int32Array(t.started), 0) === START_FAILED);
+    if (failed) {
+      const why = startFailure(failed.started);
+      this.reset();
+      throw new WorkerCrashError("E_WORKER_START", `an NKI worker thread could not start (running ${job.message.kernel}): ${why}`, { details: { kernel: job.message.kernel, file: job.message.file } });
+    }
+    if (Date.now() > job.message.deadline + STOP_GRACE_MS) {
+      const neverStarted = job.threads.filter((t) => Atomics.load(new Int32Array(t.started), 0) !== STARTED).length;
+      this.reset();
+      if (neverStarted) throw new WorkerCrashError("E_WORKER_START", `${neverStarted} NKI worker thread${neverStarted === 1 ? "" : "s"} never started (running ${job.message.kernel}); the threads were restarted`, { details: { kernel: job.message.kernel, file: job.message.file } });
+      const claimed = Math.min(Atomics.load(job.control, J_CLAIM), job.message.count);
+      throw new KernelTimeoutError("E_TIMEOUT", `${job.message.kernel} (${job.message.file}) ran past its timeout and did not stop; its threads were stopped (instances claimed: ${claimed} of ${job.message.count})`, { details: { kernel: job.message.kernel, file: job.message.file, grid: job.message.grid } });
+    }
+  }
+
+  /** The threads' answers (each posted before it counted itself done). */
+  private collect(job: Job): DoneMessage[] {
+    const answers: DoneMessage[] = [];
+    for (const t of job.threads) {
+      // Earlier jobs' answers were all read; anything else queued is this job's.
+      for (let got = receiveMessageOnPort(t.port); got; got = receiveMessageOnPort(t.port)) answers.push(got.message as DoneMessage);
+    }
+    return answers;
+  }
+
+  /** Stops every thread (a stuck or dead one cannot be reused); new ones start at the next call. */
+  reset(): void {
+    const old = this.threads;
+    this.threads = [];
+    for (const t of old) {
+      void t.worker.terminate().finally(() => releaseThreadResources(t.resources));
+      t.port.close();
+    }
+  }
+}
+
+let pool: SpmdPool | null = null;
+
+/** The process's SPMD threads. */
+export function spmdPool(): SpmdPool {
+  return (pool ??= new SpmdPool());
+}
+
+/** Stops the SPMD threads (they restart when needed). */
+export async function shutdownSpmd(): Promise<void> {
+  if (!pool) return;
+  const old = pool;
+  pool = null;
+  old.reset();
+  await new Promise((resolve) => setImmediate(resolve));
+}

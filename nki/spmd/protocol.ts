@@ -1,0 +1,95 @@
+// What the calling thread and the SPMD worker threads say to each other. A
+// job is posted to each worker; instances are claimed from a shared counter,
+// so any number of threads runs the same instances; each worker answers with
+// a message, then counts itself done in the job's control words and wakes the
+// caller. Tensors never move: they are described by their device address.
+import type { ErrorData } from "../../host/checks/errors.js";
+import type { ThreadResources } from "./thread-resources.js";
+import type { SourceSite } from "../python/values.js";
+
+/** Words of a job's control block (Int32Array over a SharedArrayBuffer). */
+export const J_CLAIM = 0;       // next instance number to claim
+export const J_FAILED_AT = 1;   // lowest instance number that failed (INT32_MAX when none): later ones are not started
+export const J_DONE = 2;        // workers that have answered
+export const J_CRASHED = 3;     // 1 + index of a worker whose thread died during the job, else 0
+export const JOB_CONTROL_WORDS = 4;
+export const NONE_FAILED = 0x7fffffff;
+
+/** The `started` word of a worker: 0 while it loads, STARTED when it takes jobs, START_FAILED (with a message after it) when it could not start. */
+export const STARTED = 1;
+export const START_FAILED = 2;
+/** Bytes of a worker's start block: the word, the message length, the message. */
+export const START_BLOCK_BYTES = 4096;
+
+/** Writes why a worker could not start into its start block. */
+export function reportStartFailure(block: SharedArrayBuffer, e: unknown): void {
+  const text = new TextEncoder().encode(e instanceof Error ? (e.stack ?? e.message) : String(e)).subarray(0, START_BLOCK_BYTES - 8);
+  new DataView(block).setUint32(4, text.length, true);
+  new Uint8Array(block, 8).set(text);
+  Atomics.store(new Int32Array(block), 0, START_FAILED);
+}
+
+/** The message reportStartFailure wrote. */
+export function startFailure(block: SharedArrayBuffer): string {
+  const length = new DataView(block).getUint32(4, true);
+  return new TextDecoder().decode(new Uint8Array(block, 8, length).slice());
+}
+
+/** A tensor as a worker sees it: where it is and what it holds. */
+export interface TensorRef { tensor: { addr: number; sizes: number[]; dtype: string } }
+/** A shared_hbm output of the launch as it crosses threads: the tensor and its init map (OutputRecord). */
+export interface OutputRef extends TensorRef { initAddr: number; name?: string; site?: SourceSite }
+/** An argument as it crosses threads (tensors as references; arrays are tuples). */
+export type WireValue = TensorRef | number | bigint | boolean | string | null | WireValue[];
+
+/** What a worker receives at start. */
+export interface WorkerInit {
+  index: number;
+  /** The main thread's device memory (hbm()). */
+  memory: WebAssembly.Memory;
+  /** The tile engine's compiled module (each thread instantiates its own). */
+  engine: WebAssembly.Module;
+  /** Device memory the main thread set aside for this thread (arenas, scratch). */
+  resources: ThreadResources;
+  /** The start block (STARTED, START_FAILED): a job's caller tells a thread that could not start from a slow one. */
+  started: SharedArrayBuffer;
+}
+
+/** One launch's share of work, posted to every participating worker. */
+export interface JobMessage {
+  type: "job";
+  control: SharedArrayBuffer;
+  /** The kernel file's name (what errors show) and the exact source the caller loaded. */
+  file: string;
+  source: string;
+  kernel: string;
+  args: WireValue[];
+  kwargs: Record<string, WireValue>;
+  grid: number[];
+  /** Instances to run: numbers below `count` claimed from J_CLAIM. */
+  count: number;
+  /** The shared_hbm tensors instance 0 allocated, in creation order: every instance's k-th allocation is outputs[k]. */
+  outputs: OutputRef[];
+  /** Date.now() after which the kernel stops with KernelTimeoutError. */
+  deadline: number;
+  device: string;
+}
+
+/** One instance a worker ran. */
+export interface InstanceReport {
+  index: number;
+  ms: number;
+  /** What the instance printed (device_print), replayed by the caller in instance order. */
+  printed: string;
+  /** Instructions per engine, when the language room counts them. */
+  counts?: Record<string, number>;
+}
+
+/** A worker's answer to a job. */
+export interface DoneMessage {
+  type: "done";
+  worker: number;
+  ran: InstanceReport[];
+  /** The instance that failed and its error (the worker stops claiming after it). */
+  failed?: { index: number; error: ErrorData; printed: string };
+}

@@ -1,0 +1,113 @@
+// SPMD grids on the core threads: the same bytes on 1, 2 and 4 threads, the
+// error of the lowest-numbered failing instance whatever the thread count,
+// device_print text in instance order, .async, and a runaway kernel stopped
+// with KernelTimeoutError.
+import { describe, it, expect, afterAll } from "vitest";
+import path from "node:path";
+import { nki, randn, setOutput, KernelAbortError, KernelTimeoutError, GpsimdError, type Tensor } from "gpsimd";
+import { REPO } from "../helpers.js";
+
+const ADD = path.join(REPO, "examples", "seeds-nki", "tensor_add.py");
+afterAll(() => nki.shutdown());
+
+const bytesOf = (t: Tensor) => Buffer.from(new Uint8Array((t.data() as Float32Array).buffer));
+
+/** a + b computed in float32 by plain TypeScript. */
+function plainAdd(a: Tensor, b: Tensor): Float32Array {
+  const x = a.data() as Float32Array, y = b.data() as Float32Array;
+  return x.map((v, i) => Math.fround(v + y[i]));
+}
+
+const TILE_COPY = `
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def tiles(x, fail_a, fail_b):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    i = nl.program_id(0)
+    assert i != fail_a and i != fail_b, "instance refuses"
+    nl.device_print("instance", i)
+    t = nl.load(x[i * 128 + nl.arange(128)[:, None], nl.arange(32)[None, :]])
+    nl.store(out[i * 128 + nl.arange(128)[:, None], nl.arange(32)[None, :]], value=t * 2.0)
+    return out
+`;
+
+const RUNAWAY = `
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def spin(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    n = 0
+    while True:
+        n += 1
+    return out
+`;
+
+describe("a grid on several threads", () => {
+  it("gives the same bytes on 1, 2 and 4 threads as plain TypeScript addition", () => {
+    const a = randn([512, 1024], { seed: 7 }), b = randn([512, 1024], { seed: 8 });
+    const want = Buffer.from(plainAdd(a, b).buffer);
+    for (const threads of [1, 2, 4]) {
+      const add = nki.load(ADD, "nki_tensor_add_kernel_", { threads });
+      const c = add.grid(4, 2)(a, b) as Tensor;
+      expect(bytesOf(c).equals(want), `threads ${threads}`).toBe(true);
+      c.dispose();
+    }
+  });
+
+  it("reports the lowest-numbered failing instance, as the sequential run does", () => {
+    const x = randn([8 * 128, 32], { seed: 9 });
+    for (const threads of [1, 3]) {
+      const k = nki.loadSource(TILE_COPY, { file: "tiles.py", kernel: "tiles", threads });
+      let error: unknown;
+      const restore = setOutput({ printf: () => undefined });
+      try {
+        k.grid(8)(x, 5, 3);
+      } catch (e) {
+        error = e;
+      } finally {
+        restore();
+      }
+      expect(error, `threads ${threads}`).toBeInstanceOf(KernelAbortError);
+      expect((error as GpsimdError).details.instance, `threads ${threads}`).toEqual([3]);
+    }
+  });
+
+  it("prints what the instances print in instance order", () => {
+    const x = randn([8 * 128, 32], { seed: 10 });
+    const k = nki.loadSource(TILE_COPY, { file: "tiles.py", kernel: "tiles", threads: 4 });
+    let text = "";
+    const restore = setOutput({ printf: (t) => { text += t; } });
+    try {
+      const out = k.grid(8)(x, -1, -1) as Tensor;
+      expect(Array.from(out.data() as Float32Array)).toEqual(Array.from(x.data() as Float32Array, (v) => Math.fround(v * 2)));
+    } finally {
+      restore();
+    }
+    // Each line is tagged with its instance: "[instance [3]] instance 3".
+    const lines = text.trim().split("\n");
+    expect(lines).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => `[instance [${i}]] instance ${i}`));
+  });
+
+  it("runs a grid with .async to the same result", async () => {
+    const a = randn([256, 1024], { seed: 11 }), b = randn([256, 1024], { seed: 12 });
+    const add = nki.load(ADD, "nki_tensor_add_kernel_", { threads: 4 });
+    const pending = add.grid(2, 2).async(a, b);
+    expect(pending).toBeInstanceOf(Promise);
+    const c = await pending as Tensor;
+    expect(bytesOf(c).equals(Buffer.from(plainAdd(a, b).buffer))).toBe(true);
+  });
+
+  it("stops a runaway kernel at its timeout with KernelTimeoutError, on one thread and on several", () => {
+    const x = randn([128, 8]);
+    for (const threads of [1, 2]) {
+      const k = nki.loadSource(RUNAWAY, { file: "spin.py", kernel: "spin", threads, timeout_ms: 300 });
+      const t0 = Date.now();
+      expect(() => k.grid(2)(x), `threads ${threads}`).toThrow(KernelTimeoutError);
+      expect(Date.now() - t0).toBeLessThan(5000);
+    }
+  });
+});
