@@ -371,6 +371,11 @@ export class Interpreter implements FunctionRunner {
       const fn = v instanceof StaticMethod || v instanceof ClassMethod ? v.fn : v instanceof Property ? v.getter : v;
       if (fn instanceof PyFunction && fn.ownerClass === null) fn.ownerClass = cls;
     }
+    // a base's __init_subclass__ (implicitly a classmethod) sees the new class: enum.Enum builds its members there
+    for (const base of cls.mro.slice(1)) {
+      const hook = base.ns.get("__init_subclass__");
+      if (hook instanceof HostObject && hook.call) { hook.call([cls], new Map(), this.ctx(s)); break; }
+    }
     let out: PyValue = cls;
     for (let i = decorators.length - 1; i >= 0; i--) out = callValue(decorators[i], [out], new Map(), this.ctx(s.decorators[i]));
     return out;
@@ -634,12 +639,28 @@ export class Interpreter implements FunctionRunner {
     return out;
   }
 
+  /** A generator expression's items, computed as they are consumed (any() and next() stop early, as in Python). */
+  private *generate(e: Expr & { kind: "Comp" }, inner: Scope, firstIter: PyValue, level: number): Generator<PyValue> {
+    const g = e.generators[level];
+    const iterable = level === 0 ? firstIter : this.eval(g.iter, inner);
+    for (const x of iterate(iterable, this.ctx(g.iter))) {
+      this.poll(g.iter);
+      this.assign(g.target, x, inner);
+      let keep = true;
+      for (const cond of g.ifs) if (!this.test(cond, inner)) { keep = false; break; }
+      if (!keep) continue;
+      if (level + 1 < e.generators.length) yield* this.generate(e, inner, firstIter, level + 1);
+      else yield this.eval(e.elt, inner);
+    }
+  }
+
   private comprehension(e: Expr & { kind: "Comp" }, scope: Scope): PyValue {
     const inner = new Scope(ScopeKind.Function, e.scope, scope, scope.globals, this.builtins);
     const out: PyValue[] = [];
     const dict = e.comp === "dict" ? new PyDict() : null;
     const gens = e.generators;
     const firstIter = this.eval(gens[0].iter, scope);
+    if (e.comp === "gen") return new PyIterator("generator", this.generate(e, inner, firstIter, 0));
     const run = (level: number): void => {
       const g = gens[level];
       const iterable = level === 0 ? firstIter : this.eval(g.iter, inner);
@@ -658,8 +679,7 @@ export class Interpreter implements FunctionRunner {
     switch (e.comp) {
       case "list": return new PyList(out);
       case "dict": return dict!;
-      case "set": { const s = new PySet(); for (const v of out) s.items.set(keyOf(v), v); return s; }
-      default: return new PyIterator("generator", out[Symbol.iterator]());
+      default: { const s = new PySet(); for (const v of out) s.items.set(keyOf(v), v); return s; }
     }
   }
 }

@@ -162,7 +162,25 @@ export class PyClass extends HostObject {
   }
   override setAttr(name: string, value: PyValue): void { this.ns.set(name, value); }
 
+  /** Enum classes: calling looks a member up by value, iterating yields the members (set by enum's __init_subclass__). */
+  enumMembers: PyInstance[] | null = null;
+
+  override truthy(): boolean { return true; }
+  override iterate(): Iterator<PyValue> {
+    if (!this.enumMembers) throw new PyException("TypeError", `'type' object is not iterable`);
+    return this.enumMembers[Symbol.iterator]();
+  }
+  override len(): number {
+    if (!this.enumMembers) throw new PyException("TypeError", "object of type 'type' has no len()");
+    return this.enumMembers.length;
+  }
+
   override call(args: PyValue[], kwargs: Map<string, PyValue>, ctx: CallContext): PyValue {
+    if (this.enumMembers) {
+      const hit = this.enumMembers.find((m) => m === args[0] || sameValue(m.attrs.get("value"), args[0]));
+      if (!hit) throw new PyException("ValueError", `${args.length ? String(args[0]) : "?"} is not a valid ${this.name}`);
+      return hit;
+    }
     const instance = new PyInstance(this);
     const init = this.lookup("__init__");
     if (init instanceof HostObject && init.call) init.call([instance, ...args], kwargs, ctx);
@@ -313,6 +331,12 @@ export class PySuper extends HostObject {
     if (name === "__init__") return new NativeFunction("__init__", () => null); // object.__init__
     return undefined;
   }
+}
+
+/** Enum value lookup: ints, strings and identical objects (no host hooks needed). */
+function sameValue(a: PyValue | undefined, b: PyValue | undefined): boolean {
+  if (a === b) return true;
+  return typeof a === "number" && typeof b === "boolean" ? a === Number(b) : false;
 }
 
 // ---------------------------------------------------------------- object identity

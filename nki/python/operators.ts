@@ -501,6 +501,11 @@ export function getItem(obj: PyValue, key: PyValue, ctx: CallContext): PyValue {
     return obj.at(normIndex(asIndex(key, "range object"), obj.length, "range object"));
   }
   if (obj instanceof HostObject && obj.getItem) return obj.getItem(key, ctx);
+  if (obj instanceof PyClass && obj.enumMembers) {
+    const m = obj.enumMembers.find((x) => x.attrs.get("name") === key);
+    if (!m) throw raiseWith("KeyError", [key], pyRepr(key));
+    return m;
+  }
   if (obj instanceof PyClass || obj instanceof PyHostType) return obj; // list[int], Tuple[int, ...]: type hints
   throw new PyException("TypeError", `'${typeName(obj)}' object is not subscriptable`);
 }

@@ -551,6 +551,8 @@ class Converter {
   private call(func: Expr, argList: SyntaxNode, p: Pos): Expr {
     const nodes = inner(argList);
     const args: Expr[] = [], keywords: KeywordArg[] = [];
+    // f(x for k, v in items): an unparenthesized generator is the call's only argument (its target may hold commas)
+    if (nodes.some((c) => c.name === "for")) return { ...p, kind: "Call", func, args: [this.comprehension("gen", nodes, this.pos(nodes[0].from))], keywords };
     // split on top-level commas
     const groups: SyntaxNode[][] = [[]];
     for (const c of nodes) { if (c.name === ",") groups.push([]); else groups[groups.length - 1].push(c); }

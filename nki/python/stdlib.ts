@@ -15,6 +15,7 @@ import { output } from "../../host/output.js";
 import { fn, module } from "./stdlib-common.js";
 import "./stdlib-functional.js";
 import "./stdlib-dataclasses.js";
+import "./stdlib-enum.js";
 
 // ---------------------------------------------------------------- math
 
