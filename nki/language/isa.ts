@@ -14,7 +14,7 @@ import { native, intsArg, shapeArg, typeName, type Bound } from "./args.js";
 import { dtypeArg, requiredDType } from "./dtype-arg.js";
 import { arrayArg, binaryOp, boxOf, copyInto, fillView, indirectMove, newTile, reduceOp, reshapedView, scalarOf, unaryOp } from "./compute.js";
 import type { OobMode } from "../machine/indirect.js";
-import { bnAggr, bnStats } from "./isa-stats.js";
+import { bnAggr, bnStats, streamShuffle } from "./isa-composed.js";
 import { OP_OF_FUNCTION, REDUCE_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
 import { enumNamespace, EnumValue } from "./constants.js";
 import { transpose } from "./nl-memory.js";
@@ -205,6 +205,10 @@ export function makeLegacyIsa(): Map<string, PyValue> {
   });
   set("tensor_reduce", [["op"], ["data"], ["axis"], ["mask", null], ["dtype", null], ["negate", false], ["keepdims", false]], (a, ctx) => tensorReduce("nisa.tensor_reduce", a, null, ctx));
   set("tensor_partition_reduce", [["op"], ["data"], ["mask", null], ["dtype", null]], (a, ctx) => partitionReduce("nisa.tensor_partition_reduce", a, null, ctx));
+  set("nc_stream_shuffle", [["src"], ["dst"], ["shuffle_mask"], ["mask", null]], (a, ctx) => {
+    streamShuffle("nisa.nc_stream_shuffle", arrayArg(a.dst, "dst", "nisa.nc_stream_shuffle", ctx), arrayArg(a.src, "src", "nisa.nc_stream_shuffle", ctx), intsArg(a.shuffle_mask, "shuffle_mask", ctx), ctx);
+    return null;
+  });
   set("bn_stats", [["data"], ["mask", null], ["dtype", null]], (a, ctx) => bnStats("nisa.bn_stats", arrayArg(a.data, "data", "nisa.bn_stats", ctx), dtypeArg(a.dtype, ctx), null, ctx));
   set("bn_aggr", [["data"], ["mask", null], ["dtype", null]], (a, ctx) => bnAggr("nisa.bn_aggr", arrayArg(a.data, "data", "nisa.bn_aggr", ctx), dtypeArg(a.dtype, ctx), null, ctx));
   set("select_reduce", [["dst"], ["predicate"], ["on_true"], ["on_false"], ["reduce_res", null], ["reduce_cmd", null], ["reduce_op", null], ["reverse_pred", false], ["mask", null], ["dtype", null]],
@@ -382,6 +386,10 @@ export function makeCurrentIsa(): Map<string, PyValue> {
   });
   set("tensor_reduce", [["dst"], ["op"], ["data"], ["axis"], ["negate", false], ["keepdims", false], ["name", null]],
     (a, ctx) => { tensorReduce("nisa.tensor_reduce", a, dst(a, "nisa.tensor_reduce", ctx), ctx); return null; });
+  set("nc_stream_shuffle", [["dst"], ["src"], ["shuffle_mask"], ["name", null]], (a, ctx) => {
+    streamShuffle("nisa.nc_stream_shuffle", dst(a, "nisa.nc_stream_shuffle", ctx), arrayArg(a.src, "src", "nisa.nc_stream_shuffle", ctx), intsArg(a.shuffle_mask, "shuffle_mask", ctx), ctx);
+    return null;
+  });
   set("bn_stats", [["dst"], ["data"], ["name", null]], (a, ctx) => { bnStats("nisa.bn_stats", arrayArg(a.data, "data", "nisa.bn_stats", ctx), null, dst(a, "nisa.bn_stats", ctx), ctx); return null; });
   set("bn_aggr", [["dst"], ["data"], ["name", null]], (a, ctx) => { bnAggr("nisa.bn_aggr", arrayArg(a.data, "data", "nisa.bn_aggr", ctx), null, dst(a, "nisa.bn_aggr", ctx), ctx); return null; });
   set("select_reduce", [["dst"], ["predicate"], ["on_true"], ["on_false"], ["reduce_res", null], ["reduce_cmd", null], ["reduce_op", null], ["reverse_pred", false], ["name", null]],

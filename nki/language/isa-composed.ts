@@ -1,4 +1,5 @@
-// nisa.bn_stats and nisa.bn_aggr: per-partition mean and variance statistics, made of engine
+// VectorE instructions composed of engine instructions: nisa.bn_stats and nisa.bn_aggr (per-partition
+// mean and variance statistics) and nisa.nc_stream_shuffle (partitions moved within quadrants), made of engine
 // reductions and element-wise instructions on strided views (even and odd elements; the
 // (count, mean, variance * count) triples), in float32 as VectorE computes them.
 import { PySlice, PyTuple, type CallContext } from "../python/values.js";
@@ -56,4 +57,23 @@ export function bnAggr(instr: string, data: NkiArray, dtype: NkiDType | null, de
   copyInto(instr, cols(o, 0, 2, ctx), mean, null, ctx);
   copyInto(instr, cols(o, 1, 2, ctx), variance, null, ctx);
   return out;
+}
+
+/**
+ * nc_stream_shuffle: in every quadrant of 32 partitions, dst partition i takes src partition
+ * shuffle_mask[i] of the same quadrant (255 leaves it as it was). src is copied first, so dst may be
+ * src (an in-place shuffle); each partition then moves with one engine copy.
+ */
+export function streamShuffle(instr: string, dst: NkiArray, src: NkiArray, mask: readonly number[], ctx: CallContext): void {
+  if (mask.length !== 32) throw shapeError(instr, `shuffle_mask has ${mask.length} elements; it has one per partition of a quadrant (32)`, ctx);
+  const snapshot = newTile(src.shape, src.dtype, ctx);
+  copyInto(instr, snapshot, src, null, ctx);
+  const row = (t: NkiArray, p: number) => subscript(t, new PySlice(p, p + 1, null), ctx);
+  for (let i = 0; i < dst.shape[0]; i++) {
+    const m = mask[i % 32];
+    if (m === 255) continue;
+    const from = Math.floor(i / 32) * 32 + m;
+    if (from >= snapshot.shape[0]) throw shapeError(instr, `dst partition ${i} takes src partition ${from}, but src has ${snapshot.shape[0]} partitions`, ctx);
+    copyInto(instr, row(dst, i), row(snapshot, from), null, ctx);
+  }
 }
