@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { BUILD, RUN, CHECK, PROFILE } from "./specs.js";
 import { parseCommand, CommandError, UsageError, EXIT, type CommandSpec } from "./options.js";
+import { NKI_SPECS, isNkiTarget } from "./nki-specs.js";
 
 type Command = (argv: string[]) => number | Promise<number>;
 
@@ -15,9 +16,17 @@ const COMMANDS: [CommandSpec, () => Promise<Command>][] = [
   [PROFILE, async () => (await import("./profile.js")).profileCommand],
 ];
 
+/** run, check and profile on an NKI kernel file (.py). */
+const NKI_COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import("./nki-run.js")).nkiRunCommand,
+  check: async () => (await import("./nki-check.js")).nkiCheckCommand,
+  profile: async () => (await import("./nki-profile.js")).nkiProfileCommand,
+};
+
 const HELP = `usage: gpsimd <command> [options]
 
-Kernel-author tools for gpsimd operator libraries.
+Kernel-author tools for gpsimd operator libraries and NKI kernel files (run, check and profile
+take a .py file: gpsimd run kernel.py --help).
 
 commands:
 ${COMMANDS.map(([c]) => `  ${c.name.padEnd(9)}${c.summary}`).join("\n")}
@@ -43,8 +52,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS.find(([c]) => c.name === name);
   if (!command) throw new UsageError(`gpsimd: unknown command ${name}; commands: ${COMMANDS.map(([c]) => c.name).join(", ")} (gpsimd --help)`);
-  if (parseCommand(command[0], rest) === null) return EXIT.OK; // --help (the command parses again itself)
-  const run = await command[1]();
+  const nki = name in NKI_COMMANDS && isNkiTarget(rest);
+  if (parseCommand(nki ? NKI_SPECS[name] : command[0], rest) === null) return EXIT.OK; // --help (the command parses again itself)
+  const run = await (nki ? NKI_COMMANDS[name] : command[1])();
   try {
     return await run(rest);
   } finally {

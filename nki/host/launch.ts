@@ -48,6 +48,11 @@ function resultOf(returned: unknown, kernel: string): NkiResult {
   throw new GpsimdError("E_NKI_RETURN", `${kernel} returned ${Array.isArray(returned) ? "a tuple that is not all HBM tensors" : typeof returned}; a kernel returns an HBM tensor, a tuple of them, or None`, { details: { kernel } });
 }
 
+/** Instructions per engine of a run, when the NKI machine counts them (LaunchResult.counts). */
+export function countsOf(result: unknown): Record<string, number> | undefined {
+  return (result as { counts?: Record<string, number> }).counts;
+}
+
 /** Kernels whose instances allocate device memory (private_hbm): their instances stay on the calling thread. */
 const needsCallingThread = new Set<string>();
 
@@ -78,7 +83,7 @@ export function launchSync(target: KernelTarget, call: CallArguments, timings?: 
   }
   const grid = target.grid!;
   const first = launchKernel(program, kernel, call.args, call.kwargs, { grid, instance: instanceAt(grid, 0), deadline, device: target.options.device });
-  const firstRow = { index: 0, ids: instanceAt(grid, 0), ms: performance.now() - t0, thread: -1 };
+  const firstRow = { index: 0, ids: instanceAt(grid, 0), ms: performance.now() - t0, thread: -1, counts: countsOf(first) };
   const split: Split = { target, program, kernel, call, grid, count, deadline, records: first.outputRecords };
   let rows: CallTimings["instances"];
   let ranOn = threads;
@@ -161,8 +166,10 @@ function runClaims(s: Split, job: Job | null, from = 1): OwnShare {
     // With other threads at work, what this one prints waits for its turn in instance order.
     const restore = job ? setOutput({ printf: (text) => { printed += text; }, warn: (text) => { printed += `gpsimd warning: ${text}\n`; } }) : () => undefined;
     const t0 = performance.now();
+    let counts: Record<string, number> | undefined;
     try {
-      launchKernel(s.program, s.kernel, s.call.args, s.call.kwargs, { grid: s.grid, instance: instanceAt(s.grid, index), outputs: s.records, deadline: s.deadline, device: s.target.options.device });
+      const result = launchKernel(s.program, s.kernel, s.call.args, s.call.kwargs, { grid: s.grid, instance: instanceAt(s.grid, index), outputs: s.records, deadline: s.deadline, device: s.target.options.device });
+      counts = countsOf(result);
     } catch (error) {
       if (!job) throw withInstance(error, s.target, index);
       share.failed = { index, error, printed };
@@ -172,7 +179,7 @@ function runClaims(s: Split, job: Job | null, from = 1): OwnShare {
     } finally {
       restore();
     }
-    share.ran.push({ index, ms: performance.now() - t0, printed });
+    share.ran.push({ index, ms: performance.now() - t0, printed, counts });
   }
   return share;
 }

@@ -14,6 +14,7 @@ import { J_CLAIM, J_FAILED_AT, J_DONE, J_CRASHED, STARTED, reportStartFailure, t
 import { prepareThread } from "./thread-resources.js";
 import { programOf, sourceFromText } from "../host/programs.js";
 import { findKernel, launchKernel } from "../host/runtime.js";
+import { countsOf } from "../host/launch.js";
 
 const init = workerData as WorkerInit & { port: MessagePort };
 let threadOptions: ReturnType<typeof prepareThread>;
@@ -57,7 +58,7 @@ function runJob(job: JobMessage): DoneMessage {
       const result = launchKernel(program, kernel, args, kwargs, {
         grid: job.grid, instance: instanceAt(job.grid, index), outputs, deadline: job.deadline, device: job.device as "trn1" | "trn2", ...threadOptions,
       });
-      const report: InstanceReport = { index, ms: performance.now() - t0, printed, counts: (result as { counts?: Record<string, number> }).counts };
+      const report: InstanceReport = { index, ms: performance.now() - t0, printed, counts: countsOf(result) };
       answer.ran.push(report);
     }
   } catch (e) {
