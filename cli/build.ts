@@ -7,6 +7,7 @@ import { buildSpec } from "./library-source.js";
 import { BUILD } from "./specs.js";
 import { parseCommand, listOption, runtimeOptions, UsageError, EXIT, DEFAULT_OUT } from "./options.js";
 import { bytes, duration, shownPath } from "./format.js";
+import { paramText } from "../host/library/arguments.js";
 
 /** Runs gpsimd build. */
 export function buildCommand(argv: string[]): number {
@@ -30,7 +31,7 @@ export function buildCommand(argv: string[]): number {
     process.stdout.write(`${spec.name}: ${shownPath(built.file)} (${bytes(statSync(built.file).size)}, ${how})\n`);
     process.stdout.write(`  ${lib.multicore ? `multicore, ${lib.cores} cores` : "single core"}; kernels from ${spec.compute.map(shownPath).join(", ")}\n`);
     for (const [name, op] of lib.ops) {
-      process.stdout.write(`  ops.${lib.namespace}.${name}(${op.kernel.params.map((p) => `${p.name}: ${p.kind === "tensor" ? "Tensor" : p.kind}`).join(", ")})  kernel ${op.kernel.name} (${shownPath(op.kernel.file)}:${op.kernel.line})\n`);
+      process.stdout.write(`  ops.${lib.namespace}.${name}(${op.kernel.params.map((p) => paramText(op.kernel, p)).join(", ")})  kernel ${op.kernel.name} (${shownPath(op.kernel.file)}:${op.kernel.line})\n`);
     }
     lib.unload();
   }

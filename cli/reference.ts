@@ -48,7 +48,15 @@ function camel(name: string): string {
 export async function loadReference(file: string, op: string, exportName?: string): Promise<{ fn: ReferenceFunction; name: string }> {
   const full = path.resolve(file);
   if (!existsSync(full)) throw new CommandError(`gpsimd: reference module ${file} does not exist`, EXIT.USAGE);
-  const exports = /\.[cm]?tsx?$/.test(full) ? evaluateTs(full) : (await import(pathToFileURL(full).href)) as Record<string, unknown>;
+  let exports: Record<string, unknown>;
+  try {
+    exports = /\.[cm]?tsx?$/.test(full) ? evaluateTs(full) : (await import(pathToFileURL(full).href)) as Record<string, unknown>;
+  } catch (e) {
+    // The reference is the user's code: its failure to load (a throw at the top level, an import not found, a syntax
+    // error) is theirs to fix, named with the file, not an internal error of gpsimd.
+    if (e instanceof CommandError) throw e;
+    throw new CommandError(`gpsimd: reference module ${file} failed to load: ${e instanceof Error ? e.message : String(e)}`, EXIT.USAGE);
+  }
   const functions = Object.entries(exports).filter(([, v]) => typeof v === "function");
   const wanted = exportName ? [exportName] : [op, camel(op), "reference", "default"];
   for (const name of wanted) {

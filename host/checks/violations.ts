@@ -55,7 +55,7 @@ function dtypeName(t: number): string {
  * library), added to the message as " at fn (file:line:column)" (or " at fn") and to the details.
  */
 export function violationError(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite, place: SourcePlace | null = null): GpsimdError {
-  const error = describeViolation(code, slot, a, b, c, site, place !== null);
+  const error = describeViolation(code, slot, a, b, c, site, place !== null, isCppPlace(place));
   if (!place) return error;
   const Class = error.constructor as new (code: string, message: string, context: ErrorContext) => GpsimdError;
   const at = place.file ? { file: place.file, line: place.line, column: place.column } : {};
@@ -65,7 +65,7 @@ export function violationError(code: number, slot: number, a: number, b: number,
 }
 
 /** The error without its place; `placed`: the place will follow the message (phrased for it). */
-function describeViolation(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite, placed: boolean): GpsimdError {
+function describeViolation(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite, placed: boolean, cpp: boolean): GpsimdError {
   const where = `${site.op} (core ${site.core})`;
   const t = site.tensorName(slot);
   const ctx = (details: Record<string, unknown>) => ({ op: site.op, core: site.core, details: { slot, ...details } });
@@ -121,6 +121,9 @@ function describeViolation(code: number, slot: number, a: number, b: number, c: 
     case K.E_HEAP_EXHAUSTED:
       return new KernelHeapError("E_HEAP_EXHAUSTED", `${where}: the kernel heap is full: ${bytes(a)} asked, ${bytes(b)} free of ${bytes(c)}; tensors made inside a kernel live there until it returns (raise it with extra_cflags: ["-DSTACK_SIZE=<bytes>"])`, ctx({ asked: a, free: b, size: c }));
     case K.E_DTYPE_MISMATCH:
+      if (cpp) {
+        return new DTypeMismatchError("E_DTYPE_MISMATCH", `${where}: accessor element type ${cppElementType(a, b)} does not match ${t}, whose dtype is ${dtypeName(c)}; write ${cppTypeOfDtype(c)} (accessor<${cppTypeOfDtype(c)}, N>(), tensor_to_tcm<${cppTypeOfDtype(c)}>)`, ctx({ elementBytes: a, dtype: dtypeName(c) }));
+      }
       return new DTypeMismatchError("E_DTYPE_MISMATCH", `${where}: accessor element type (${b ? "float" : "integer"}, ${a} bytes) does not match ${t}, whose dtype is ${dtypeName(c)}${c === ScalarType.BFloat16 || c === ScalarType.Half ? " (16-bit floats are accessed as u16 bits)" : ""}`, ctx({ elementBytes: a, dtype: dtypeName(c) }));
     case K.E_TOO_MANY: {
       const what = ["stream accessors", "TCM blocks", "tensors"][a] ?? "items";
@@ -141,6 +144,29 @@ function describeViolation(code: number, slot: number, a: number, b: number, c: 
     default:
       return new GpsimdError("E_UNKNOWN_VIOLATION", `${where}: kernel library reported violation ${code} (${a}, ${b}, ${c})`, ctx({ code, a, b, c }));
   }
+}
+
+/** Whether the statement that caused a violation is C++ (its messages then name C++ types). */
+function isCppPlace(place: SourcePlace | null): boolean {
+  return !!place?.file && /\.(cpp|cc|cxx|c\+\+|h|hh|hpp|hxx)$/i.test(place.file);
+}
+
+/**
+ * The C++ element type a kernel used, from what the runtime knows of it (its bytes, whether it is a float): 16-bit
+ * elements are c10::BFloat16, c10::Half or uint16_t, all moved as their bits.
+ */
+function cppElementType(bytes: number, isFloat: number): string {
+  if (isFloat) return bytes === 8 ? "double" : "float";
+  return ({ 8: "int64_t", 4: "int32_t", 2: "a 16-bit type (c10::BFloat16, c10::Half, int16_t or uint16_t)", 1: "int8_t or uint8_t" } as Record<number, string>)[bytes] ?? `of ${bytes} bytes`;
+}
+
+/** The C++ element type of a dtype. */
+function cppTypeOfDtype(scalarType: number): string {
+  const types: Record<number, string> = {
+    [ScalarType.Float]: "float", [ScalarType.BFloat16]: "c10::BFloat16", [ScalarType.Half]: "c10::Half", [ScalarType.Int]: "int32_t",
+    [ScalarType.Char]: "int8_t", [ScalarType.Long]: "int64_t", [ScalarType.Short]: "int16_t", [ScalarType.Byte]: "uint8_t",
+  };
+  return types[scalarType] ?? "the element type of its dtype";
 }
 
 /** "add_scalar_out" from an E_TENSOR_OP operation number (OP_* + 100 * form). */

@@ -12,6 +12,7 @@ import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../chec
 import { FLAG_LOG_WRITES, FLAG_TRACE } from "../device/layout.js";
 import { C_STATUS, C_CONTEXTS, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, type CoreReportData } from "./protocol.js";
 import type { LaunchRequest } from "./pool.js";
+import { mergeCoreErrors } from "./core-errors.js";
 
 /** What a core that had nothing to say reported (shared: never modified). */
 const NO_REPORT = Object.freeze({ warnings: Object.freeze([]), writes: Object.freeze([]), dropped: 0 }) as unknown as CoreReportData;
@@ -48,13 +49,13 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
   const unstarted = errors.filter((e) => e.code === "E_NOT_STARTED").map((e) => e.core!);
   if (stopped.length || unstarted.length) throw timeoutError(op.qualifiedName, lib.options.timeout_ms, stopped, unstarted);
   if (errors.length) {
-    const first = errors[0];
-    const notes: string[] = errors.slice(1).map((e) => `also: ${e.message}`);
+    // Cores failing alike are one message listing them (core-errors.ts); other errors follow as notes.
+    const { first, message, notes, failedCores } = mergeCoreErrors(errors);
     if (checkWrites && lib.multicore) {
       const f = checkCrossCore(writes, request.output.numel());
       if (f.overlaps.length || f.unwritten) notes.push(`cross-core check of what the cores wrote before the failure: ${describeFindings(f)}`);
     }
-    if (notes.length) throw new (first.constructor as new (c: string, m: string, x: object) => GpsimdError)(first.code, `${first.message}\n${notes.join("\n")}`, { op: first.op, core: first.core, details: { ...first.details, failedCores: errors.map((e) => e.core) } });
+    if (notes.length || message !== first.message) throw new (first.constructor as new (c: string, m: string, x: object) => GpsimdError)(first.code, [message, ...notes].join("\n"), { op: first.op, core: first.core, details: { ...first.details, failedCores } });
     throw first;
   }
   const copied = returned ? copyResult(op, 0, returnedBy, returned, request.descriptors!, request.output) : null;

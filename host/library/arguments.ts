@@ -4,15 +4,29 @@
 import { ArgumentError } from "../checks/errors.js";
 import { Tensor, checkDeviceLimits } from "../device/tensor.js";
 import type { KernelSignature, KernelParam } from "../../build/signatures.js";
+import { isCppSource } from "../../build/cpp/kernel-decls.js";
 
 /** The checked arguments: tensors in their slots (null for scalars), and raw scalars (null for tensors). */
 export interface CheckedArguments { tensors: (Tensor | null)[]; scalars: (number | bigint | null)[]; }
 
 const KIND_NAMES: Record<KernelParam["kind"], string> = { tensor: "Tensor", f64: "f64 (double)", f32: "f32", i64: "i64 (int64_t)", i32: "i32", bool: "bool" };
 
-/** "relu_forward(t_in: Tensor)" */
+/** The kinds as a C++ kernel declares them (an f64 may be written float or torch::Scalar too: double says what crosses). */
+const CPP_KIND_NAMES: Record<KernelParam["kind"], string> = { tensor: "torch::Tensor", f64: "double", f32: "float", i64: "int64_t", i32: "int32_t", bool: "bool" };
+
+/** A parameter in its kernel's language: "eps: f64" (AssemblyScript), "double eps" (C++). */
+export function paramText(k: KernelSignature, p: KernelParam): string {
+  return isCppSource(k.file) ? `${CPP_KIND_NAMES[p.kind]} ${p.name}` : `${p.name}: ${KIND_NAMES[p.kind].split(" ")[0]}`;
+}
+
+/** A parameter's type in its kernel's language: "f64" (AssemblyScript), "double" (C++). */
+export function paramTypeText(k: KernelSignature, p: KernelParam): string {
+  return isCppSource(k.file) ? CPP_KIND_NAMES[p.kind] : KIND_NAMES[p.kind].split(" ")[0];
+}
+
+/** "relu_forward(t_in: Tensor)"; a C++ kernel's in C++: "layer_norm(torch::Tensor x, double eps)". */
 export function signatureText(k: KernelSignature): string {
-  return `${k.name}(${k.params.map((p) => `${p.name}: ${KIND_NAMES[p.kind].split(" ")[0]}`).join(", ")})`;
+  return `${k.name}(${k.params.map((p) => paramText(k, p)).join(", ")})`;
 }
 
 function describeValue(v: unknown): string {
