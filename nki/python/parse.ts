@@ -18,7 +18,8 @@ const sources = new Map<string, string>();
 export function sourceOf(file: string): string | undefined { return sources.get(file); }
 
 /** Parses a file; the result is cached per (file, source hash). */
-export function parseModule(file: string, source: string): Module {
+export function parseModule(file: string, text: string): Module {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text; // a UTF-8 byte order mark
   const key = `${file}\0${createHash("sha1").update(source).digest("hex")}`;
   const hit = cache.get(key);
   sources.set(file, source);
@@ -65,7 +66,10 @@ class Converter {
     const at = this.pos(n.from);
     const lineText = this.src.slice(this.lineStarts[at.line - 1], this.lineStarts[at.line] ?? this.src.length).replace(/\r?\n$/, "");
     const near = n.to > n.from ? this.text(n) : lineText.slice(Math.max(0, at.column - 1)).trim() || lineText.trim();
-    const what = near ? `invalid syntax near '${near.length > 40 ? near.slice(0, 40) + "…" : near}'` : "invalid syntax (unexpected end of file)";
+    const indent = /^[ \t]*/.exec(lineText)![0].length;
+    const badIndent = indent > 0 && at.column <= indent + 1 && lineText.trim() !== "";
+    const what = badIndent ? `unexpected indent near '${lineText.trim().slice(0, 40)}'`
+      : near ? `invalid syntax near '${near.length > 40 ? near.slice(0, 40) + "…" : near}'` : "invalid syntax (unexpected end of file)";
     throw new NkiSyntaxError("E_NKI_SYNTAX", `${what} at <module> (${this.file}:${at.line}:${at.column})`, {
       details: { file: this.file, line: at.line, column: at.column, function: "<module>", text: lineText },
     });
