@@ -17,7 +17,7 @@ import { J_CLAIM, J_FAILED_AT, type DoneMessage, type InstanceReport } from "../
 import type { CallArguments } from "./arguments.js";
 import type { ResolvedNkiOptions } from "./options.js";
 import { programOf, type ProgramSource } from "./programs.js";
-import { launchKernel, findKernel, finishLaunch, type Program, type KernelFunction, type OutputRecord } from "./runtime.js";
+import { launchKernel, findKernel, finishLaunch, countsOf, type Program, type KernelFunction, type OutputRecord } from "./runtime.js";
 
 /** What a kernel call returns: the kernel's return value (a tensor, several, or null). */
 export type NkiResult = Tensor | Tensor[] | null;
@@ -46,11 +46,6 @@ function resultOf(returned: unknown, kernel: string): NkiResult {
   if (returned instanceof Tensor) return returned;
   if (Array.isArray(returned) && returned.every((t) => t instanceof Tensor)) return returned as Tensor[];
   throw new GpsimdError("E_NKI_RETURN", `${kernel} returned ${Array.isArray(returned) ? "a tuple that is not all HBM tensors" : typeof returned}; a kernel returns an HBM tensor, a tuple of them, or None`, { details: { kernel } });
-}
-
-/** Instructions per engine of a run, when the NKI machine counts them (LaunchResult.counts). */
-export function countsOf(result: unknown): Record<string, number> | undefined {
-  return (result as { counts?: Record<string, number> }).counts;
 }
 
 /** Kernels whose instances allocate device memory (private_hbm): their instances stay on the calling thread. */

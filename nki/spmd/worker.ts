@@ -13,8 +13,7 @@ import { fromWire, outputRecord } from "./wire.js";
 import { J_CLAIM, J_FAILED_AT, J_DONE, J_CRASHED, STARTED, reportStartFailure, type JobMessage, type DoneMessage, type InstanceReport, type WorkerInit } from "./protocol.js";
 import { prepareThread } from "./thread-resources.js";
 import { programOf, sourceFromText } from "../host/programs.js";
-import { findKernel, launchKernel } from "../host/runtime.js";
-import { countsOf } from "../host/launch.js";
+import { findKernel, launchKernel, countsOf } from "../host/runtime.js";
 
 const init = workerData as WorkerInit & { port: MessagePort };
 let threadOptions: ReturnType<typeof prepareThread>;
