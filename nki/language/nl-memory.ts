@@ -135,14 +135,20 @@ export function devicePrint(prefix: string, v: PyValue, ctx: CallContext): void 
   output().printf(`${tag}${prefix} ${formatArray(values, x.shape, integral)}\n`);
 }
 
-/** numpy-style nested brackets (all values: device prints are small). */
+/**
+ * numpy-style nested brackets; arrays of more than 1000 elements are summarised as numpy prints them
+ * (the first and last 3 entries of each axis around "...").
+ */
 function formatArray(values: Float32Array, shape: readonly number[], integral: boolean): string {
   const fmt = (x: number) => (integral ? String(Math.trunc(x)) : Number.isInteger(x) ? `${x}.` : String(x));
   const strides = contiguousStrides(shape);
+  const summarise = values.length > 1000;
+  const EDGE = 3;
   const rec = (dim: number, off: number, indent: string): string => {
     if (dim === shape.length) return fmt(values[off]);
-    const parts: string[] = [];
-    for (let i = 0; i < shape[dim]; i++) parts.push(rec(dim + 1, off + i * strides[dim], indent + " "));
+    const n = shape[dim];
+    const idx = summarise && n > 2 * EDGE ? [...Array(EDGE).keys(), -1, ...Array.from({ length: EDGE }, (_, k) => n - EDGE + k)] : [...Array(n).keys()];
+    const parts = idx.map((i) => (i < 0 ? "..." : rec(dim + 1, off + i * strides[dim], indent + " ")));
     return `[${parts.join(dim === shape.length - 1 ? " " : `\n${indent} `)}]`;
   };
   return rec(0, 0, "");

@@ -259,6 +259,26 @@ def k(a):
     } finally { restore(); }
     expect(printed).toBe("tile: [[0. 1.5 3.]\n [4.5 6. 7.5]]\n");
   });
+
+  test("a tile of more than 1000 elements prints summarised as numpy does, tagged with the SPMD instance", () => {
+    let printed = "";
+    const restore = setOutput({ printf: (s) => { printed += s; } });
+    try {
+      run(`
+@nki.jit
+def k(a):
+  out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+  t = nl.load(a)
+  if nl.program_id(0) == 1:
+    nl.device_print("big", t)
+  i = nl.program_id(0)
+  nl.store(out[i * 32:(i + 1) * 32, :], t[i * 32:(i + 1) * 32, :])
+  return out
+`, "k", [T([64, 100], (i) => i, "int32")], { grid: [2] });
+    } finally { restore(); }
+    expect(printed).toBe("[instance [1]] big [[0 1 2 ... 97 98 99]\n [100 101 102 ... 197 198 199]\n [200 201 202 ... 297 298 299]\n ...\n" +
+      " [6100 6101 6102 ... 6197 6198 6199]\n [6200 6201 6202 ... 6297 6298 6299]\n [6300 6301 6302 ... 6397 6398 6399]]\n");
+  });
 });
 
 describe("on-chip memory", () => {
@@ -268,7 +288,7 @@ describe("on-chip memory", () => {
 def k(a):
   out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
   acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-  for i in nl.affine_range(200):
+  for i in nl.sequential_range(200):
     t = nl.load(a)
     acc[...] = acc + t
   nl.store(out, acc)
