@@ -16,6 +16,7 @@ import { arrayArg, binaryOp, boxOf, copyInto, fillView, indirectMove, newTile, r
 import type { OobMode } from "../machine/indirect.js";
 import { bnAggr, bnStats, streamShuffle } from "./isa-composed.js";
 import { OP_OF_FUNCTION, REDUCE_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
+import { currentRun } from "../machine/kernel-run.js";
 import { enumNamespace, EnumValue } from "./constants.js";
 import { transpose } from "./nl-memory.js";
 import { hbm } from "../../host/device/hbm.js";
@@ -97,29 +98,33 @@ function activation(instr: string, a: Bound, dest: NkiArray | null, ctx: CallCon
     const scaled = binaryOp(instr, "multiply", data, arrayArg(a.scale, "scale", instr, ctx), float32, a.mask ?? null, ctx) as NkiArray;
     unaryOp(instr, op, scaled, out.dtype, a.mask ?? null, ctx, { out }, { bias }, [null, ...used]);
   }
-  reduceAlongFree(instr, a.reduce_op, out, a.reduce_res, a.reduce_cmd, ctx);
+  reduceAlongFree(instr, a.reduce_op, out, a.reduce_res, a.reduce_cmd, ctx, "scalar");
   return out;
 }
 
 /**
- * The reduce step some instructions end with (activation, tensor_scalar_reduce): the result reduced
- * along its free axes into reduce_res, one value per partition. reduce_cmd reduce / load_reduce add
- * the new value to what reduce_res holds; idle does nothing; reset / reset_reduce overwrite.
+ * The reduce step some instructions end with (activation on ScalarE; tensor_scalar_reduce,
+ * range_select, select_reduce on VectorE): the result reduced along its free axes into the engine's
+ * reduction register, per reduce_cmd — reset_reduce (the default) starts it from this result, reduce
+ * accumulates into what earlier instructions left there, load_reduce starts from reduce_res, idle
+ * leaves it — and, when reduce_res is given, the register written there (one value per partition).
  */
-function reduceAlongFree(instr: string, reduceOpV: PyValue, result: NkiArray, res: PyValue, cmd: PyValue, ctx: CallContext): void {
-  if (res === null || res === undefined || reduceOpV === null || reduceOpV === undefined) return;
+function reduceAlongFree(instr: string, reduceOpV: PyValue, result: NkiArray, res: PyValue, cmd: PyValue, ctx: CallContext, engine = "vector"): void {
+  if (reduceOpV === null || reduceOpV === undefined) return;
   const mode = cmd instanceof EnumValue ? cmd.member : "reset_reduce";
   if (mode === "idle") return;
-  const dest = arrayArg(res, "reduce_res", instr, ctx);
+  const dest = res === null || res === undefined ? null : arrayArg(res, "reduce_res", instr, ctx);
   const op = reduceOpArg(reduceOpV, instr, ctx);
-  const axes = result.shape.map((_, k) => k).slice(1);
-  if (mode === "reduce" || mode === "load_reduce") {
-    const partial = reduceOp(instr, op, result, axes, float32, false, null, ctx);
-    const binary = op === "max" ? "maximum" : op === "min" ? "minimum" : op === "multiply" ? "multiply" : "add";
-    binaryOp(instr, binary, dest, partial, null, null, ctx, { out: dest });
-    return;
-  }
-  reduceOp(instr, op, result, axes, null, false, null, ctx, { out: dest });
+  const combine = op === "max" ? "maximum" : op === "min" ? "minimum" : op === "multiply" ? "multiply" : "add";
+  const partial = reduceOp(instr, op, result, result.shape.map((_, k) => k).slice(1), float32, true, null, ctx);
+  const run = currentRun(ctx.site);
+  const previous = run.accumulators.get(engine);
+  let register = partial;
+  const fits = (t: NkiArray | null | undefined): t is NkiArray => !!t && t.numel === partial.numel;
+  if (mode === "reduce" && fits(previous)) register = binaryOp(instr, combine, previous, partial, float32, null, ctx) as NkiArray;
+  if (mode === "load_reduce" && fits(dest)) register = binaryOp(instr, combine, reshapedView(dest, partial.shape, instr, ctx), partial, float32, null, ctx) as NkiArray;
+  run.accumulators.set(engine, register);
+  if (dest) copyInto(instr, dest, register, null, ctx);
 }
 
 function tensorReduce(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {

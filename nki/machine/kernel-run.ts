@@ -128,6 +128,11 @@ export function unflatten(flat: number, shape: readonly number[]): number[] {
 /** One SPMD instance's run of a kernel. */
 export class KernelRun {
   readonly memory: OnChipMemory;
+  /**
+   * The engines' reduction registers (VectorE's, ScalarE's): what reduce_cmd=reduce accumulates into
+   * across instructions and reduce_res reads, as [P, 1] float32 tiles.
+   */
+  readonly accumulators = new Map<string, NkiArray>();
   private sharedCount = 0;
   private steps = 0;
   constructor(readonly launch: KernelLaunch, readonly instance: number, arenas: Arenas) {

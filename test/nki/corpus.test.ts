@@ -32,7 +32,6 @@ const KNOWN: Record<string, string> = {
   nl_indirect_save_2: UNWRITTEN_ROWS,
   isa_sequence_bounds: "nisa.sequence_bounds is not implemented",
   isa_local_gather: "nisa.local_gather is not implemented",
-  isa_range_select_chaining: "range_select without reduce_res accumulates in VectorE's reduction register across instructions; not modelled",
   ex_simulate_add: "the file calls np.random at import (host-side numpy is not provided)",
   smp_contrib_maxpool: "a real finding: nl.max's mask (i_h < h_in) reads partitions 70..127 of the last tile, which the load's mask (i_h < h_in - 2) left unwritten; gpsimd reports UninitializedTileError (the rows are not stored, so the device's answer is right by luck)",
   smp_contrib_matmul: "nl.loop_reduce (accumulating an assignment across the iterations of a loop) is not implemented",
