@@ -15,6 +15,7 @@ import { finishLaunch, type OutputRecord } from "../machine/kernel-run.js";
 import type { Arenas } from "../machine/on-chip.js";
 import type { DeviceName } from "../machine/device.js";
 import { registerNkiModules } from "./modules.js";
+import { withChecks } from "../checks/index.js";
 
 export { registerNkiModules, KernelFunction, GridKernel, finishLaunch, type OutputRecord };
 export { allocateArenas, releaseArenas, type Arenas } from "../machine/on-chip.js";
@@ -38,6 +39,8 @@ export interface LaunchOptions {
   outputs?: readonly (Tensor | OutputRecord)[];
   /** SBUF/PSUM arenas to run in (a worker's, from allocateArenas on the main thread). */
   arenas?: Arenas;
+  /** false: no race, instance-overlap or capacity checks (nki/checks); bounds and init checks stay. */
+  checks?: boolean;
 }
 
 export interface LaunchResult {
@@ -91,8 +94,8 @@ export function launchKernel(program: Program, kernel: KernelFunction, args: unk
   lastRecords = [];
   const outputs = options.outputs?.map((o) => (o instanceof Tensor ? { tensor: o, initAddr: 0 } : o));
   const launchOptions = { deadline: options.deadline, device: options.device, instance: options.instance, outputs, arenas: options.arenas };
-  const returned = withLaunchOptions(launchOptions, () =>
-    program.call(callee, pyArgs, pyKwargs, options.deadline !== undefined ? { deadline: options.deadline } : undefined));
+  const returned = withChecks(options.checks !== false, () => withLaunchOptions(launchOptions, () =>
+    program.call(callee, pyArgs, pyKwargs, options.deadline !== undefined ? { deadline: options.deadline } : undefined)));
   return { returned: fromPython(returned), outputs: lastRecords.map((r) => r.tensor), outputRecords: lastRecords };
 }
 
