@@ -142,10 +142,7 @@ function formatFloat(x: number, s: Spec): string {
     if (type === "%") { value = a * 100; suffix = "%"; type = "f"; }
     if (type === "n") type = "g";
     const p = s.precision ?? 6;
-    const conv = type === "" ? "g" : type;
-    body = formatPrintf(`%${s.alt ? "#" : ""}.${p}${conv}`, [{ kind: "float", value }]);
-    if (type === "" && !/[.e]/.test(body)) body += ".0";
-    if (type === "" && /e/.test(body) && !body.includes(".")) { /* 1e+16 stays as Python writes it */ }
+    body = type === "" ? generalWithDot(value, Math.max(1, p), s.alt) : formatPrintf(`%${s.alt ? "#" : ""}.${p}${type}`, [{ kind: "float", value }]);
     body += suffix;
   }
   if (/[EFG]/.test(s.type) && !Number.isFinite(a)) body = body.toUpperCase();
@@ -155,6 +152,19 @@ function formatFloat(x: number, s: Spec): string {
     if (/^\d+$/.test(intPart)) body = group(intPart, s.grouping) + (dot < 0 ? "" : body.slice(dot));
   }
   return pad(body, signOf(neg, s), s, ">");
+}
+
+/**
+ * A float under a spec with a precision and no type: 'g', except that fixed notation keeps a
+ * digit after the point, so it switches to exponent form one digit earlier (format(100.0, ".3")
+ * is 1e+02, format(10.0, ".3") is 10.0), as CPython does.
+ */
+function generalWithDot(x: number, p: number, alt: boolean): string {
+  const exp = Number(formatPrintf(`%.${p - 1}e`, [{ kind: "float", value: x }]).split("e")[1]);
+  const strip = (t: string) => (alt ? t : t.replace(/(\.\d*?)0+(?=e|$)/, "$1").replace(/\.(?=e|$)/, ""));
+  if (exp < -4 || exp >= p - 1) return strip(formatPrintf(`%.${p - 1}e`, [{ kind: "float", value: x }]));
+  const fixed = strip(formatPrintf(`%.${p - 1 - exp}f`, [{ kind: "float", value: x }]));
+  return fixed.includes(".") ? fixed : `${fixed}.0`;
 }
 
 /** format(value, spec): the format spec mini-language for int, float, bool, str and str() of others. */
