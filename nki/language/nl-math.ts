@@ -1,6 +1,6 @@
 // nl's element-wise functions, reductions, where and matmul. Each is one engine instruction on new
 // SBUF (matmul: PSUM) tiles; dtype= overrides the result type, mask= restricts the elements touched.
-import { NativeFunction, PyException, type CallContext, type PyValue } from "../python/values.js";
+import { HostObject, NativeFunction, PyException, type CallContext, type PyValue } from "../python/values.js";
 import { NkiDTypeError, TileShapeError } from "../../host/checks/errors.js";
 import { tileEngine, type Operand } from "../machine/engine.js";
 import type { NkiArray } from "../machine/tile.js";
@@ -62,6 +62,11 @@ export function makeMathFunctions(): Map<string, PyValue> {
       return reduceOp(`nl.${name}`, op, a.x, axes, dtypeArg(a.dtype, ctx), a.keepdims === true, a.mask, ctx);
     }, true)));
   }
+  out.set("loop_reduce", native("nl.loop_reduce", [["x"], ["op"], ["loop_indices", null], ["dtype", null], ["mask", null]], (a, ctx) => {
+    const f = a.op instanceof NativeFunction ? OP_OF_FUNCTION.get(a.op) : undefined;
+    if (!f || f.arity !== 2) throw new PyException("TypeError", "nl.loop_reduce: op must be a binary operator such as np.add", ctx.site);
+    return new LoopReduce(arrayArg(a.x, "x", "nl.loop_reduce", ctx), f.op, dtypeArg(a.dtype, ctx));
+  }, true));
   out.set("where", native("nl.where", [["condition"], ["x"], ["y"], ["dtype", null], ["mask", null]], (a, ctx) => where(a.condition, a.x, a.y, dtypeArg(a.dtype, ctx), a.mask, ctx), true));
   out.set("matmul", native("nl.matmul", [["x"], ["y"], ["transpose_x", false], ["mask", null]], (a, ctx) => {
     const x = arrayArg(a.x, "x", "nl.matmul", ctx), y = arrayArg(a.y, "y", "nl.matmul", ctx);
@@ -70,6 +75,16 @@ export function makeMathFunctions(): Map<string, PyValue> {
     return matmul("nl.matmul", stationary, y, null, false, ctx, a.transpose_x === true ? "x" : "x (transposed)");
   }, true));
   return out;
+}
+
+/**
+ * What nl.loop_reduce(x, op, loop_indices) returns: x, to be combined with op into the tile it is
+ * assigned to (t[...] = nl.loop_reduce(...) accumulates over the loop's iterations into t, which the
+ * kernel initialised).
+ */
+export class LoopReduce extends HostObject {
+  readonly typeName = "loop_reduce";
+  constructor(readonly value: NkiArray, readonly op: string, readonly dtype: NkiDType | null) { super(); }
 }
 
 /** x with its two axes swapped (a strided view, no copy): [M, K] seen as [K, M]. */

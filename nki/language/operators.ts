@@ -11,6 +11,7 @@ import { shapeArg, native, intArg } from "./args.js";
 import { NkiSyntaxError } from "../../host/checks/errors.js";
 import { atSite, errorDetails } from "../machine/site.js";
 import { binaryOp, copyInto, newTile, reshapedView, scalarOf, unaryOp } from "./compute.js";
+import { LoopReduce } from "./nl-math.js";
 import { NkiDTypeError } from "../../host/checks/errors.js";
 import { hbm } from "../../host/device/hbm.js";
 
@@ -73,6 +74,10 @@ export function installArrayOperators(): void {
     getItem(a: NkiArray, key: PyValue, ctx: CallContext): PyValue { return subscript(a, key, ctx); },
     setItem(a: NkiArray, key: PyValue, value: PyValue, ctx: CallContext): void {
       const view = subscript(a, key, ctx);
+      if (value instanceof LoopReduce) {
+        binaryOp("nl.loop_reduce", value.op, view, value.value, null, null, ctx, { out: view });
+        return;
+      }
       copyInto(a.storage.isHbm ? "tensor assignment (nl.store)" : "tile assignment (nl.copy)", view, value, null, ctx);
     },
     attr(a: NkiArray, name: string): PyValue | undefined {

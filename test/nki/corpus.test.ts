@@ -34,7 +34,6 @@ const KNOWN: Record<string, string> = {
   isa_local_gather: "nisa.local_gather is not implemented",
   ex_simulate_add: "the file calls np.random at import (host-side numpy is not provided)",
   smp_contrib_maxpool: "a real finding: nl.max's mask (i_h < h_in) reads partitions 70..127 of the last tile, which the load's mask (i_h < h_in - 2) left unwritten; gpsimd reports UninitializedTileError (the rows are not stored, so the device's answer is right by luck)",
-  smp_contrib_matmul: "nl.loop_reduce (accumulating an assignment across the iterations of a loop) is not implemented",
 };
 
 /** A .npy fixture as a tensor; numpy bool arrays become uint8. */
