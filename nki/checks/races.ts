@@ -59,7 +59,7 @@ export class RaceCheck implements RunConsumer {
       if (!s) recs.set(a.storage, (s = { reads: [], writes: [], accumulates: [] }));
       const rec: Rec = { kind: a.kind, region: a.region, chain, name: e.name, site: e.site };
       // A read races with writes and accumulations, an accumulation with reads and writes, a write with all.
-      if (a.kind !== "write") this.compare(rec, s.writes, a.storage);
+      this.compare(rec, s.writes, a.storage);
       if (a.kind !== "read") this.compare(rec, s.reads, a.storage);
       if (a.kind !== "accumulate") this.compare(rec, s.accumulates, a.storage);
       (a.kind === "read" ? s.reads : a.kind === "write" ? s.writes : s.accumulates).push(rec);
