@@ -2,11 +2,13 @@
 // seeds' workloads (W1 GIOU, W2 ReLU, W4 AveragePool2D, W5 (a + b) * a * b),
 // checks each result against a plain TypeScript reference, prints results
 // and timings, and shows what gpsimd says about the seed's multicore ReLU and
-// about the GIOU blog's giou.cpp, unmodified.
+// about the GIOU blog's giou.cpp, unmodified; then the seeds' NKI kernels
+// (examples/nki-main.ts).
 import os from "node:os";
 import path from "node:path";
 import { ops, tensor, randn, shutdown, custom_op, setOutput, type Tensor, type Library } from "gpsimd";
 import { seedCpp } from "./seeds-cpp.js";
+import { nkiSection } from "./nki-main.js";
 import { loadOp, OP_LIBRARIES, PACKAGE_ROOT, OPS_BUILD_DIR, type OpLibraryName } from "../ops/index.js";
 import { reluForward } from "../ops/relu/reference.js";
 import { w5 } from "../ops/add/reference.js";
@@ -105,6 +107,9 @@ for (const [label, call] of [
 }
 giouRows.push(["plain TypeScript loop (reference)", "0", time(() => giou(predData, targetData, W1_BATCH, W1_BOXES)).toFixed(3)]);
 table(giouRows);
+
+// ---- NKI: the seeds' NKI kernels beside the C++ seed and ops/giou ----
+await nkiSection(pred, target, giouRef);
 
 // ---- an error ----
 console.log("\nThe seed's multicore ReLU, ported literally, on [999, 1001] (999,999 elements, not a multiple of 8):");
