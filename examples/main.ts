@@ -2,8 +2,8 @@
 // seeds' workloads (W1 GIOU, W2 ReLU, W4 AveragePool2D, W5 (a + b) * a * b),
 // checks each result against a plain TypeScript reference, prints results
 // and timings, and shows what gpsimd says about the seed's multicore ReLU and
-// about the GIOU blog's giou.cpp, unmodified; then the seeds' NKI kernels
-// (examples/nki-main.ts).
+// about the GIOU blog's giou.cpp, unmodified. After W1, the seeds' NKI
+// kernels run beside the C++ and AssemblyScript ones (examples/nki-main.ts).
 import os from "node:os";
 import path from "node:path";
 import { ops, tensor, randn, shutdown, custom_op, setOutput, type Tensor, type Library } from "gpsimd";
