@@ -3,7 +3,8 @@
 // .isa), and the numpy subset kernels use inside kernels.
 import { HostObject, NativeFunction, PyModule, PyException, type CallContext, type PyValue } from "../python/values.js";
 import { NkiSyntaxError } from "../../host/checks/errors.js";
-import { atSite, errorDetails } from "../machine/site.js";
+import { atSite, errorDetails, setSourceProvider } from "../machine/site.js";
+import { sourceOf } from "../python/parse.js";
 import { PyFunction } from "../python/objects.js";
 import { registerNativeModule } from "../python/modules.js";
 import { NKI_DTYPES } from "../machine/nki-dtype.js";
@@ -124,6 +125,7 @@ export function registerNkiModules(): void {
   if (registered) return;
   registered = true;
   installArrayOperators();
+  setSourceProvider(sourceOf);
   const typing = () => moduleOf("neuronxcc.nki.typing", { tensor: new TensorAnnotation() });
   let legacy: { nki: PyModule; nl: PyModule; isa: PyModule; typing: PyModule } | null = null;
   let current: { nki: PyModule; nl: PyModule; isa: PyModule; typing: PyModule } | null = null;

@@ -29,10 +29,20 @@ export function errorDetails(site: SourceSite | undefined, own: Record<string, u
 // ---- variable names of tiles and tensors, read from the line that made them ----
 
 const sources = new Map<string, readonly string[]>();
+let provider: (file: string) => string | undefined = () => undefined;
 
 /** Keeps a kernel file's text so errors can name the variable a tile was assigned to. */
 export function registerSource(file: string, text: string): void {
   sources.set(file, text.split(/\r?\n/));
+}
+
+/** Where to find the text of files not registered (the interpreter's parsed sources: imported modules too). */
+export function setSourceProvider(f: (file: string) => string | undefined): void { provider = f; }
+
+/** The file's lines: the interpreter's current text first (names are asked for on error paths only). */
+function linesOf(file: string): readonly string[] | undefined {
+  const text = provider(file);
+  return text === undefined ? sources.get(file) : text.split(/\r?\n/);
 }
 
 /**
@@ -41,7 +51,7 @@ export function registerSource(file: string, text: string): void {
  */
 export function assignedName(site: SourceSite | undefined): string | undefined {
   if (!site) return undefined;
-  const line = sources.get(site.file)?.[site.line - 1];
+  const line = linesOf(site.file)?.[site.line - 1];
   if (line === undefined) return undefined;
   const m = /^\s*([A-Za-z_][A-Za-z_0-9]*)\s*(?::[^=]*)?=(?!=)/.exec(line);
   return m ? m[1] : undefined;
