@@ -281,6 +281,82 @@ def k(a):
   });
 });
 
+describe("indirect access and the current nc_matmul", () => {
+  test("a gather through an index tile, and an index past the end with oob_mode=error naming the row", () => {
+    const body = `
+@nki.jit
+def k(data, idx):
+  out = nl.ndarray((4, 8), dtype=data.dtype, buffer=nl.shared_hbm)
+  index = nl.load(idx)
+  rows = nl.ndarray((4, 8), dtype=data.dtype, buffer=nl.sbuf)
+  i_f = nl.arange(8)[None, :]
+  nisa.dma_copy(dst=rows, src=data[index, i_f])
+  nl.store(out, rows)
+  return out
+`;
+    const data = T([16, 8], (i) => i);
+    const r = run(body, "k", [data, T([4, 1], (p) => [3, 0, 15, 7][p], "int32")]);
+    const o = out(r);
+    [3, 0, 15, 7].forEach((row, p) => { for (let j = 0; j < 8; j++) expect(o[p * 8 + j]).toBe(row * 8 + j); });
+    const e = thrown(() => run(body, "k", [data, T([4, 1], (p) => [3, 16, 0, 0][p], "int32")]));
+    expect(e).toBeInstanceOf(HbmAccessError);
+    expect(e.message).toContain("index 16 (row 1 of the index tile 'index') of dimension 0 of HBM tensor 'data'");
+    expect(e.details.line).toBe(12);
+  });
+
+  test("nki.isa.nc_matmul(dst, ...) with accumulate=None: the first write overwrites, later ones add", () => {
+    const program = loadProgram("current_mm.py", { source: `import nki
+import nki.language as nl
+import nki.isa as nisa
+
+@nki.jit
+def k(a, b):
+  out = nl.ndarray((8, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+  x = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+  y = nl.ndarray(b.shape, dtype=b.dtype, buffer=nl.sbuf)
+  nisa.dma_copy(dst=x, src=a)
+  nisa.dma_copy(dst=y, src=b)
+  acc = nl.ndarray((8, 8), dtype=nl.float32, buffer=nl.psum)
+  for i in nl.sequential_range(3):
+    nisa.nc_matmul(acc, x, y)
+  res = nl.ndarray((8, 8), dtype=nl.float32, buffer=nl.sbuf)
+  nisa.tensor_copy(res, acc)
+  nisa.dma_copy(dst=out, src=res)
+  return out
+` });
+    const r = launchKernel(program, findKernel(program, "k"), [T([4, 8], (i) => i % 3), T([4, 8], (i) => (i % 5) - 2)]);
+    const o = out(r);
+    for (let m = 0; m < 8; m++) for (let n = 0; n < 8; n++) {
+      let s = 0;
+      for (let kk = 0; kk < 4; kk++) s += ((kk * 8 + m) % 3) * (((kk * 8 + n) % 5) - 2);
+      expect(o[m * 8 + n]).toBe(3 * s);
+    }
+  });
+
+  test("matmul of integer tiles is NkiDTypeError; a mask over two index variables is E_NKI_UNSUPPORTED at its line", () => {
+    const e = thrown(() => run(`
+@nki.jit
+def k(a):
+  t = nl.load(a)
+  p = nisa.nc_matmul(t, t)
+  return a
+`, "k", [T([4, 4], (i) => i, "int32")]));
+    expect(e).toBeInstanceOf(NkiDTypeError);
+    expect(e.message).toContain("TensorE multiplies float tiles; stationary is int32");
+    const e2 = thrown(() => run(`
+@nki.jit
+def k(a):
+  out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+  i_p = nl.arange(4)[:, None]
+  i_f = nl.arange(4)[None, :]
+  nl.store(out, nl.load(a), mask=(i_p + i_f < 4))
+  return out
+`, "k", [T([4, 4], (i) => i)]));
+    expect(e2.code).toBe("E_NKI_UNSUPPORTED");
+    expect(e2.details.line).toBe(11);
+  });
+});
+
 describe("on-chip memory", () => {
   test("a loop that allocates 100 MiB of tiles runs past the arena; the extra chunks are given back", () => {
     const body = `
