@@ -78,7 +78,8 @@ export type Stmt = Pos & (
   | { kind: "For"; target: Expr; iter: Expr; body: Stmt[]; orelse: Stmt[] }
   | { kind: "Try"; body: Stmt[]; handlers: ExceptHandler[]; orelse: Stmt[]; finalbody: Stmt[] }
   | { kind: "With"; items: { context: Expr; target: Expr | null }[]; body: Stmt[] }
-  | { kind: "FunctionDef"; name: string; params: Param[]; returns: Expr | null; body: Stmt[]; decorators: Expr[]; scope: ScopeInfo; doc: string | null; unsupported: string | null }
+  | { kind: "FunctionDef"; name: string; params: Param[]; returns: Expr | null; body: Stmt[]; decorators: Expr[]; scope: ScopeInfo; doc: string | null; unsupported: string | null; generator: boolean }
+  | { kind: "Yield"; value: Expr | null; from: boolean }
   | { kind: "ClassDef"; name: string; bases: Expr[]; keywords: KeywordArg[]; body: Stmt[]; decorators: Expr[] }
   | { kind: "Unsupported"; construct: string }
 );

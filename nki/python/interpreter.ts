@@ -24,9 +24,9 @@ import { formatValue, pyRepr, pyStr } from "./format.js";
 import { builtinNamespace } from "./builtins.js";
 import { recordTraceback } from "./python-errors.js";
 import { FutureFeature } from "./types.js";
+import { runGeneratorBody, type GeneratorHost } from "./generator.js";
 
-const NORMAL = 0, BREAK = 1, CONTINUE = 2, RETURN = 3;
-type Completion = typeof NORMAL | typeof BREAK | typeof CONTINUE | typeof RETURN;
+import { BREAK, CONTINUE, NORMAL, RETURN, type Completion } from "./completion.js";
 
 /** Python frames deeper than this raise RecursionError (the JS stack would overflow soon after). */
 const MAX_DEPTH = 400;
@@ -81,6 +81,7 @@ export class Interpreter implements FunctionRunner {
     const values = bindParams(fn.name, fn.params, args, kwargs);
     const scope = new Scope(ScopeKind.Function, fn.code.scope, fn.closure, fn.closure.globals, this.builtins);
     for (let i = 0; i < values.length; i++) { const v = values[i]; if (v !== undefined) scope.vars.set(fn.params[i].name, v); }
+    if (fn.code.generator) return new PyIterator("generator", this.generatorFrames(fn, scope, ctx.site));
     this.callSites.push(ctx.site);
     this.stackCache = null;
     const saved = this.enter(fn.site.file, fn.name, fn);
@@ -98,6 +99,52 @@ export class Interpreter implements FunctionRunner {
       this.callSites.pop();
       this.stackCache = null;
     }
+  }
+
+  /**
+   * A generator's body resumed on each next(): its frame (file, function, call site) is entered for
+   * every resumption and left at every yield, as Python suspends and resumes a frame.
+   */
+  private generatorFrames(fn: PyFunction, scope: Scope, site: SourceSite): Iterator<PyValue> {
+    const body = runGeneratorBody(this.generatorHost(), fn.code.body as Stmt[], scope);
+    let finished = false;
+    return {
+      next: () => {
+        if (finished) return { done: true, value: undefined };
+        if (this.callSites.length >= MAX_DEPTH) throw new PyException("RecursionError", "maximum recursion depth exceeded");
+        this.callSites.push(site);
+        this.stackCache = null;
+        const saved = this.enter(fn.site.file, fn.name, fn);
+        const pendingReturn = this.returnValue;
+        try {
+          const r = body.next();
+          if (r.done) { finished = true; return { done: true, value: undefined }; }
+          return { done: false, value: r.value };
+        } catch (e) { finished = true; throw e; } finally {
+          this.returnValue = pendingReturn;
+          this.leave(saved);
+          this.callSites.pop();
+          this.stackCache = null;
+        }
+      },
+    };
+  }
+
+  /** What generator.ts needs of the interpreter (its statements run here; it runs the ones that yield). */
+  private generatorHost(): GeneratorHost {
+    return {
+      exec: (s, scope) => this.exec(s, scope),
+      eval: (e, scope) => this.eval(e, scope),
+      test: (e, scope) => this.test(e, scope),
+      assign: (t, v, scope) => this.assign(t, v, scope),
+      ctx: (node) => this.ctx(node),
+      poll: (node) => this.poll(node),
+      located: (e, node) => this.located(e, node),
+      matches: (e, type) => this.matches(e, type),
+      handling: this.handling,
+      getReturn: () => this.returnValue,
+      setReturn: (v) => { this.returnValue = v; },
+    };
   }
 
   private enter(file: string, fnName: string, fn: PyFunction | null): [string, string, PyFunction | null] {
@@ -205,6 +252,7 @@ export class Interpreter implements FunctionRunner {
       case "FunctionDef": scope.assign(s.name, this.functionDef(s, scope)); return NORMAL;
       case "ClassDef": scope.assign(s.name, this.classDef(s, scope)); return NORMAL;
       case "Unsupported": throw unsupportedError(s.construct, this.site(s));
+      case "Yield": throw new PyException("SyntaxError", "'yield' outside function", this.site(s));
     }
   }
 
@@ -346,7 +394,7 @@ export class Interpreter implements FunctionRunner {
   private functionDef(s: Stmt & { kind: "FunctionDef" }, scope: Scope): PyValue {
     const decorators = s.decorators.map((d) => this.eval(d, scope));
     const params: FunctionParam[] = s.params.map((p) => ({ name: p.name, kind: p.kind, default: p.default ? this.eval(p.default, scope) : undefined }));
-    const fn = new PyFunction(s.name, params, this.site(s), { body: s.body, scope: s.scope, unsupported: s.unsupported }, scope, s.doc, this);
+    const fn = new PyFunction(s.name, params, this.site(s), { body: s.body, scope: s.scope, unsupported: s.unsupported, generator: s.generator }, scope, s.doc, this);
     fn.decorators = decorators;
     if (!(scope.globals.get("annotations") instanceof FutureFeature)) {
       for (const p of s.params) if (p.annotation) fn.annotations.set(p.name, this.eval(p.annotation, scope));
@@ -555,7 +603,7 @@ export class Interpreter implements FunctionRunner {
       case "FString": return this.fstring(e.parts, scope);
       case "Lambda": {
         const params: FunctionParam[] = e.params.map((p) => ({ name: p.name, kind: p.kind, default: p.default ? this.eval(p.default, scope) : undefined }));
-        return new PyFunction("<lambda>", params, this.site(e), { body: e.body, scope: e.scope, unsupported: null }, scope, null, this);
+        return new PyFunction("<lambda>", params, this.site(e), { body: e.body, scope: e.scope, unsupported: null, generator: false }, scope, null, this);
       }
       case "Comp": return this.comprehension(e, scope);
       case "Starred": throw new PyException("SyntaxError", "can't use starred expression here");

@@ -25,6 +25,8 @@ export interface FunctionCode {
   readonly body: Stmt[] | Expr; // an expression for a lambda
   readonly scope: ScopeInfo;
   readonly unsupported: string | null;
+  /** A def whose body yields: calling it makes a generator. */
+  readonly generator: boolean;
 }
 
 /** A function written in Python (def or lambda). */

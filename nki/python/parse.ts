@@ -110,7 +110,7 @@ class Converter {
         const op = this.text(k[opIndex]).slice(0, -1) as BinOpName;
         const target = this.exprList(k.slice(0, opIndex), p);
         const valueNodes = k.slice(opIndex + 1);
-        if (valueNodes.some((c) => c.name === "YieldExpression")) { out.push({ ...p, kind: "Unsupported", construct: "yield" }); this.sawYield(); return; }
+        if (valueNodes.some((c) => c.name === "YieldExpression")) { out.push({ ...p, kind: "Unsupported", construct: "yield inside an expression (gpsimd runs yield as a statement)" }); this.sawYield(); return; }
         out.push({ ...p, kind: "AugAssign", target, op, value: this.exprList(valueNodes, p) });
         return;
       }
@@ -119,7 +119,14 @@ class Converter {
       case "BreakStatement": out.push({ ...p, kind: "Break" }); return;
       case "ContinueStatement": out.push({ ...p, kind: "Continue" }); return;
       case "ReturnStatement": out.push({ ...p, kind: "Return", value: k.length > 1 ? this.exprList(k.slice(1), p) : null }); return;
-      case "YieldStatement": this.sawYield(); out.push({ ...p, kind: "Unsupported", construct: "yield" }); return;
+      case "YieldStatement": {
+        this.sawYield();
+        const rest = k.slice(1);
+        const from = rest[0]?.name === "from";
+        const valueNodes = (from ? rest.slice(1) : rest).filter((c) => !c.type.isError);
+        out.push({ ...p, kind: "Yield", value: valueNodes.length ? this.exprList(valueNodes, p) : null, from });
+        return;
+      }
       case "PrintStatement": out.push({ ...p, kind: "Unsupported", construct: "the Python 2 print statement" }); return;
       case "RaiseStatement": {
         const rest = k.slice(1);
@@ -199,7 +206,7 @@ class Converter {
       else if (c.name === "TypeDef") { annotated = true; annotation = this.typeDef(c); }
       else groups[groups.length - 1].push(c);
     }
-    if (groups.some((g) => g.some((c) => c.name === "YieldExpression"))) { this.sawYield(); return { ...p, kind: "Unsupported", construct: "yield" }; }
+    if (groups.some((g) => g.some((c) => c.name === "YieldExpression"))) { this.sawYield(); return { ...p, kind: "Unsupported", construct: "yield inside an expression (gpsimd runs yield as a statement)" }; }
     const exprs = groups.map((g) => this.exprList(g, p));
     if (annotated) return { ...p, kind: "AnnAssign", target: exprs[0], annotation, value: exprs.length > 1 ? exprs[exprs.length - 1] : null };
     return { ...p, kind: "Assign", targets: exprs.slice(0, -1), value: exprs[exprs.length - 1] };
@@ -302,8 +309,8 @@ class Converter {
     const hasYield = this.yieldSeen.pop()!;
     const first = body[0];
     const doc = first && first.kind === "Expr" && first.value.kind === "Const" && typeof first.value.value === "string" ? first.value.value : null;
-    const unsupported = isAsync ? "async def" : hasYield ? "a generator function (yield)" : k.some((c) => c.name === "TypeParamList") ? "type parameters" : null;
-    return { ...p, kind: "FunctionDef", name, params, returns, body, decorators, scope: analyzeFunction(params, body), doc, unsupported };
+    const unsupported = isAsync ? "async def" : k.some((c) => c.name === "TypeParamList") ? "type parameters" : null;
+    return { ...p, kind: "FunctionDef", name, params, returns, body, decorators, scope: analyzeFunction(params, body), doc, unsupported, generator: hasYield };
   }
 
   private typeDef(t: SyntaxNode): Expr | null {
@@ -395,7 +402,7 @@ class Converter {
       case "Ellipsis": return { ...p, kind: "Const", value: Ellipsis };
       case "ParenthesizedExpression": {
         const inner = kids(n).filter((c) => c.name !== "(" && c.name !== ")");
-        if (inner.some((c) => c.name === "YieldExpression")) { this.sawYield(); return { ...p, kind: "Unsupported", construct: "yield" }; }
+        if (inner.some((c) => c.name === "YieldExpression")) { this.sawYield(); return { ...p, kind: "Unsupported", construct: "yield inside an expression (gpsimd runs yield as a statement)" }; }
         if (inner[0]?.name === "*") return this.unsupportedNow(n, "a starred expression in parentheses");
         return this.expr(inner[0]);
       }
@@ -435,7 +442,7 @@ class Converter {
         return { ...p, kind: "Lambda", params, body, scope: analyzeFunction(params, [{ ...p, kind: "Return", value: body }]) };
       }
       case "AwaitExpression": return { ...p, kind: "Unsupported", construct: "await" };
-      case "YieldExpression": this.sawYield(); return { ...p, kind: "Unsupported", construct: "yield" };
+      case "YieldExpression": this.sawYield(); return { ...p, kind: "Unsupported", construct: "yield inside an expression (gpsimd runs yield as a statement)" };
       case "NamedExpression": return { ...p, kind: "Unsupported", construct: "the walrus operator (:=)" };
       default:
         if (n.type.isError) this.syntaxError(n);
