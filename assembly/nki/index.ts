@@ -8,6 +8,7 @@ import { reduce as runReduce } from "./reduce";
 import { matmul as runMatmul } from "./matmul";
 import { affine as runAffine } from "./affine";
 import { scan as runScan } from "./scan";
+import { gather as runGather } from "./gather";
 import { firstUninit as findUninit, setInit } from "./init-map";
 
 /** Element-wise instruction (kinds and flags: elementwise.ts); marks the output written. */
@@ -35,6 +36,13 @@ export function affine(s: usize): void {
 export function scan(s: usize, code0: i32, code1: i32): void {
   runScan(s, code0, code1);
   setInit(s, slot(s, 0), 1);
+}
+
+/** Gather within partitions (gather.ts): -1, or the failing element's index in out (nothing written then). */
+export function gather(s: usize): i32 {
+  const bad = runGather(s);
+  if (bad < 0) setInit(s, slot(s, 0), 1);
+  return bad;
 }
 
 /** Row-major index of operand k's first element whose init byte is 0, or -1. */

@@ -27,6 +27,8 @@ export const IDX: usize = 640;
 export const IDX2: usize = 672;
 /** Where the current row starts, per slot (5 u32 byte addresses). */
 export const ROWS: usize = 704;
+/** A gather's report: i32 kind at RESULT, f64 value at RESULT + 8. */
+export const RESULT: usize = 768;
 
 /** Chunk buffers of CHUNK f64 or i64 values each, six of them. */
 export const BUFS: usize = 1024;

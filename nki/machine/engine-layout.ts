@@ -19,6 +19,9 @@ export const PARAMS = 384;
 export const P_BASE = 7;
 export const P_COEF = 8;
 
+/** A gather's report (byte offset): i32 kind, then an f64 value at +8. */
+export const RESULT = 768;
+
 /** The engine's dimensions: operands are padded in front to this rank. */
 export const ENGINE_RANK = 6;
 

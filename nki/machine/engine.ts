@@ -20,7 +20,7 @@
 // - EngineDType is a plain enum (not const), so code that esbuild or vitest compiles file by file sees its values.
 // - copy(out, a) is unary("copy", out, a), the DMA and cast every copy instruction needs.
 // - Added: unary ops gelu_apprx_sigmoid, gelu_apprx_sigmoid_dx, prelu; binary abs_min; reduce abs_min;
-//   scan() (nisa.tensor_tensor_scan); createEngine(scratchAddr?) and ENGINE_SCRATCH_BYTES for hosts of threads.
+//   scan() (nisa.tensor_tensor_scan), gather() (nc_n_gather, gather_flattened); createEngine(scratchAddr?) and ENGINE_SCRATCH_BYTES for hosts of threads.
 //
 // Semantics (see assembly/nki/*.ts for the formulas): inputs are read exactly, computed in f64 (or in
 // i64 when every input is an integer and the operation has an integer form, wrapping to the output's
@@ -35,7 +35,7 @@ import { hbm } from "../../host/device/hbm.js";
 import { engineBytes } from "./engine-build.js";
 import {
   ENGINE_SCRATCH_BYTES, ENGINE_RANK, FLAG_ALPHA, FLAG_BIAS, FLAG_INT, FLAG_SCALE, K_BINARY, K_SELECT, K_TENSOR_SCALAR, K_UNARY,
-  PARAMS, P_BASE, P_COEF, SLOT_ADDR, SLOT_DTYPE, SLOT_INIT, SLOT_SCALAR, SLOT_SHAPE, SLOT_STRIDES, slotOffset,
+  PARAMS, P_BASE, P_COEF, RESULT, SLOT_ADDR, SLOT_DTYPE, SLOT_INIT, SLOT_SCALAR, SLOT_SHAPE, SLOT_STRIDES, slotOffset,
 } from "./engine-layout.js";
 import {
   BINARY_CODES, FLOAT_ONLY_BINARY, INTEGER_UNARY, REDUCE_CODES, UNARY_CODES, type BinaryOp, type ReduceOp, type UnaryOp,
@@ -61,8 +61,21 @@ interface EngineExports {
   matmul(s: number, accumulate: number): void;
   affine(s: number): void;
   scan(s: number, code0: number, code1: number): void;
+  gather(s: number): number;
   firstUninit(s: number, k: number): number;
   markInit(s: number, k: number, value: number): void;
+}
+
+/** A gather index outside its partition's elements (nothing was written). */
+export interface IndexOutOfRange {
+  outOfRange: true;
+  /** The indices operand (input 1). */
+  operand: 1;
+  /** Where in indices. */
+  index: number[];
+  /** The index read there, and the number of elements a partition of data has. */
+  value: number;
+  size: number;
 }
 
 /** An input as the engine takes it: an operand over the instruction's walk, or a scalar immediate. */
@@ -247,6 +260,38 @@ export class TileEngine {
     else this.writeSlot(3, initial, walk.shape, walk.strides[3]!);
     this.exports.scan(this.scratch, c0, c1);
     return null;
+  }
+
+  /**
+   * Gathers within partitions (nc_n_gather, gather_flattened): out[p, ...j] = data[p, indices[p, ...j]],
+   * the index counting data's free elements of partition p in row-major order. out has indices' shape;
+   * data and indices are inputs 0 and 1 for UninitRead (a data element is named by its logical index).
+   */
+  gather(out: Operand, data: Operand, indices: Operand): UninitRead | IndexOutOfRange | null {
+    checkOperand(data, "gather data");
+    checkOperand(indices, "gather indices");
+    if (checkOperand(out, "gather output") === 0) return null;
+    if (!isIntegerDType(indices.dtype)) operandError(`gather indices must have an integer dtype (got code ${indices.dtype})`);
+    if (out.shape.length !== indices.shape.length || out.shape.some((n, d) => n !== indices.shape[d])) operandError(`gather output [${out.shape.join(", ")}] must have the indices' shape [${indices.shape.join(", ")}]`);
+    if (data.shape[0] !== out.shape[0]) operandError(`gather data has ${data.shape[0]} partitions where the indices have ${out.shape[0]}`);
+    const free = data.shape.slice(1);
+    if (free.length > ENGINE_RANK) operandError(`gather data has more than ${ENGINE_RANK} free dimensions`);
+    const size = free.reduce((a, b) => a * b, 1);
+    const pad = ENGINE_RANK - free.length;
+    const walk = collapse(out.shape, [out.strides, indices.strides, out.shape.map((_, d) => (d === 0 ? data.strides[0]! : 0))]);
+    this.views();
+    this.writeSlot(0, out, walk.shape, walk.strides[0]!);
+    this.writeSlot(1, data, [...Array<number>(pad).fill(1), ...free], [...Array<number>(pad).fill(0), ...data.strides.slice(1)]);
+    this.writeSlot(2, indices, walk.shape, walk.strides[1]!);
+    this.writeSlot(3, data, walk.shape, walk.strides[2]!);
+    const bad = this.exports.gather(this.scratch);
+    if (bad < 0) return null;
+    const at = unravel(bad, out.shape);
+    const kind = this.i32[(this.scratch + RESULT) >> 2]!;
+    const value = this.f64[(this.scratch + RESULT + 8) / 8]!;
+    if (kind === 1) return { operand: 1, index: at };
+    if (kind === 2) return { outOfRange: true, operand: 1, index: at, value, size };
+    return { operand: 0, index: [at[0]!, ...unravel(value, free)] };
   }
 
   /** Marks out's elements written (or unwritten) in its init map without computing. */

@@ -366,6 +366,37 @@ describe("scan", () => {
   });
 });
 
+describe("gather", () => {
+  it("within partitions, over data's flattened free elements, into another dtype", () => {
+    const r = rng(64);
+    const data = operand(D.BF16, [4, 3, 5], { gap: 2 }), idx = operand(D.U32, [4, 7], { reversed: true }), out = operand(D.F32, [4, 7]);
+    fillWith(data, () => r(9));
+    fillWith(idx, () => Math.floor((r(1) + 1) * 7.5));
+    expect(e.gather(out, data, idx)).toBeNull();
+    expectElements(out, ([p, j]) => { const k = get(idx, [p!, j!]); return get(data, [p!, Math.floor(k / 5), k % 5]); });
+    const ints = operand(D.I16, [4, 15]), iout = operand(D.I32, [4, 7]);
+    fillWith(ints, (_, k) => k * 1000 - 30000);
+    e.gather(iout, ints, idx);
+    expectElements(iout, ([p, j]) => get(ints, [p!, get(idx, [p!, j!])]));
+  });
+
+  it("names an index out of range, an unwritten index and an unwritten gathered element, writing nothing", () => {
+    const data = operand(D.F32, [2, 6], { init: true }), idx = operand(D.I32, [2, 3], { init: true }), out = operand(D.F32, [2, 3]);
+    fillWith(data, (_, k) => k); fillWith(idx, ([p, j]) => (p === 1 && j === 1 ? 6 : j! * 2)); fillWith(out, () => -1);
+    markAllWritten(data);
+    expect(e.gather(out, data, idx)).toEqual({ operand: 1, index: [0, 0] });
+    markAllWritten(idx);
+    expect(e.gather(out, data, idx)).toEqual({ outOfRange: true, operand: 1, index: [1, 1], value: 6, size: 6 });
+    set(idx, [1, 1], 5);
+    hbm().bytes()[data.init! + 6 + 4] = 0; // data[1, 4], gathered by idx[1, 2]
+    expect(e.gather(out, data, idx)).toEqual({ operand: 0, index: [1, 4] });
+    expectElements(out, () => -1);
+    e.markInit(data, true);
+    expect(e.gather(out, data, idx)).toBeNull();
+    expectElements(out, ([p, j]) => p! * 6 + [0, p === 1 ? 5 : 2, 4][j!]!);
+  });
+});
+
 describe("reductions", () => {
   const r = rng(99);
   const shape = [4, 6, 10];
