@@ -18,7 +18,7 @@ export function isNativeModuleRegistered(name: string): boolean { return registr
 /** Packages that need Neuron devices: ImportError, as on a CPU machine. */
 const devicePackages = ["torch_xla", "torch_neuronx", "torch_neuron", "jax_neuronx", "neuronxcc.starfish", "libneuronxla", "neuronx_distributed", "transformers_neuronx"];
 /** Host-side packages gpsimd does not provide: placeholders. */
-const placeholderPackages = ["torch", "torchvision", "jax", "jaxlib", "flax", "optax", "pytest", "argparse", "logging", "time", "timeit", "datetime", "random", "matplotlib", "pandas", "scipy", "tqdm", "transformers", "sklearn", "psutil", "subprocess", "shutil", "tempfile", "pathlib", "json", "pickle", "multiprocessing", "threading", "inspect", "re", "importlib", "queue", "traceback", "diffusers", "csv", "glob", "socket", "signal", "atexit", "contextlib", "abc", "packaging"];
+const placeholderPackages = ["torch", "torchvision", "jax", "jaxlib", "flax", "optax", "pytest", "argparse", "logging", "time", "timeit", "datetime", "random", "matplotlib", "pandas", "scipy", "tqdm", "transformers", "sklearn", "psutil", "subprocess", "shutil", "tempfile", "pathlib", "json", "pickle", "multiprocessing", "threading", "inspect", "re", "importlib", "queue", "traceback", "diffusers", "csv", "glob", "socket", "signal", "atexit", "abc", "packaging"];
 
 function underPackage(name: string, packages: string[]): boolean {
   return packages.some((p) => name === p || name.startsWith(p + "."));

@@ -16,6 +16,7 @@ import { fn, module } from "./stdlib-common.js";
 import "./stdlib-functional.js";
 import "./stdlib-dataclasses.js";
 import "./stdlib-enum.js";
+import "./stdlib-contextlib.js";
 
 // ---------------------------------------------------------------- math
 
