@@ -7,7 +7,7 @@ import type { FloorExports } from "./plain-wasm.js";
 
 /** Control words: [generation, done, function index, failed thread, begin/end per thread..., fixed args...]. */
 const GEN = 0, DONE = 1, FN = 2, FAILED = 3, RANGES = 4, MAX_THREADS = 64, ARGS = RANGES + 2 * MAX_THREADS;
-export const FUNCTIONS: (keyof FloorExports)[] = ["giou", "relu_forward", "relu_backward", "copy_chunks"];
+export const FUNCTIONS: (keyof FloorExports)[] = ["giou", "relu_forward", "relu_backward", "copy_chunks", "add"];
 
 export class ThreadSplit {
   private constructor(private readonly control: Int32Array, private readonly workers: Worker[]) {}

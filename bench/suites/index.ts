@@ -6,7 +6,8 @@ import { avgpoolSuite } from "./avgpool.js";
 import { addSuite } from "./add.js";
 import { checksSuite } from "./checks.js";
 import { mlpSuite } from "./mlp.js";
+import { nkiSuite } from "./nki.js";
 import type { Suite } from "../suite.js";
 
 /** All suites, by the name `npm run bench -- <name>` takes. */
-export const SUITES: Suite[] = [giouSuite, reluSuite, launchSuite, avgpoolSuite, addSuite, checksSuite, mlpSuite];
+export const SUITES: Suite[] = [giouSuite, reluSuite, launchSuite, avgpoolSuite, addSuite, checksSuite, mlpSuite, nkiSuite];
