@@ -9,6 +9,7 @@ import { matmul as runMatmul } from "./matmul";
 import { affine as runAffine } from "./affine";
 import { scan as runScan } from "./scan";
 import { gather as runGather } from "./gather";
+import { max8 as runMax8, match8 as runMatch8 } from "./top8";
 import { firstUninit as findUninit, setInit } from "./init-map";
 
 /** Element-wise instruction (kinds and flags: elementwise.ts); marks the output written. */
@@ -43,6 +44,18 @@ export function gather(s: usize): i32 {
   const bad = runGather(s);
   if (bad < 0) setInit(s, slot(s, 0), 1);
   return bad;
+}
+
+/** max8 (top8.ts); marks the [P, 8] output written. */
+export function max8(s: usize): void {
+  runMax8(s);
+  setInit(s, slot(s, 0), 1);
+}
+
+/** nc_find_index8 / nc_match_replace8's search (top8.ts); marks the index output written when there is one. */
+export function match8(s: usize, reverse: i32, replace: i32, imm: f64): void {
+  runMatch8(s, reverse != 0, replace != 0, imm);
+  if (load<i32>(slot(s, 0)) != 0) setInit(s, slot(s, 0), 1);
 }
 
 /** Row-major index of operand k's first element whose init byte is 0, or -1. */

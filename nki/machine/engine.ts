@@ -20,7 +20,7 @@
 // - EngineDType is a plain enum (not const), so code that esbuild or vitest compiles file by file sees its values.
 // - copy(out, a) is unary("copy", out, a), the DMA and cast every copy instruction needs.
 // - Added: unary ops gelu_apprx_sigmoid, gelu_apprx_sigmoid_dx, prelu; binary abs_min; reduce abs_min;
-//   scan() (nisa.tensor_tensor_scan), gather() (nc_n_gather, gather_flattened); createEngine(scratchAddr?) and ENGINE_SCRATCH_BYTES for hosts of threads.
+//   scan() (nisa.tensor_tensor_scan), gather() (nc_n_gather, gather_flattened), max8(), findIndex8(), matchReplace8(); createEngine(scratchAddr?) and ENGINE_SCRATCH_BYTES for hosts of threads.
 //
 // Semantics (see assembly/nki/*.ts for the formulas): inputs are read exactly, computed in f64 (or in
 // i64 when every input is an integer and the operation has an integer form, wrapping to the output's
@@ -62,6 +62,8 @@ interface EngineExports {
   affine(s: number): void;
   scan(s: number, code0: number, code1: number): void;
   gather(s: number): number;
+  max8(s: number): void;
+  match8(s: number, reverse: number, replace: number, imm: number): void;
   firstUninit(s: number, k: number): number;
   markInit(s: number, k: number, value: number): void;
 }
@@ -294,6 +296,77 @@ export class TileEngine {
     return { operand: 0, index: [at[0]!, ...unravel(value, free)] };
   }
 
+  /** max8: the 8 largest values of each partition of data (its free elements as float32), descending, into out [P, 8]. */
+  max8(out: Operand, data: Operand): UninitRead | null {
+    this.checkEight(out, data, "max8 output");
+    const bad = this.firstUninit([{ operand: data, strides: data.strides }], null, [data.shape]);
+    if (bad) return bad;
+    this.writeSearched(data);
+    this.writeEight(0, out);
+    this.exports.max8(this.scratch);
+    return null;
+  }
+
+  /**
+   * nc_find_index8: for each of vals' 8 values per partition [P, 8], the index of its first occurrence among
+   * data's free elements (float32 equality), duplicates taking successive occurrences; all ones when absent.
+   * data and vals are inputs 0 and 1.
+   */
+  findIndex8(out: Operand, data: Operand, vals: Operand): UninitRead | null {
+    this.checkEight(out, data, "find_index8 output");
+    this.checkEight(vals, data, "find_index8 values");
+    const bad = this.firstUninit([{ operand: data, strides: data.strides }, { operand: vals, strides: vals.strides }], null, [data.shape, vals.shape]);
+    if (bad) return bad;
+    this.writeSearched(data);
+    this.writeEight(0, out);
+    this.writeEight(2, vals);
+    this.exports.match8(this.scratch, 0, 0, 0);
+    return null;
+  }
+
+  /**
+   * nc_match_replace8: out (data's shape) = data with the first occurrence of each of vals' 8 values per
+   * partition replaced by imm; vals are taken in reverse order (7..0), duplicates pairing with successive
+   * occurrences, as the instruction documents. indices, if given ([P, 8]), receives the positions.
+   */
+  matchReplace8(out: Operand, data: Operand, vals: Operand, imm: number, indices?: Operand): UninitRead | null {
+    checkOperand(out, "match_replace8 output");
+    this.checkEight(vals, data, "match_replace8 values");
+    if (indices) this.checkEight(indices, data, "match_replace8 indices");
+    if (out.shape.length !== data.shape.length || out.shape.some((n, d) => n !== data.shape[d])) operandError(`match_replace8 output [${out.shape.join(", ")}] must have data's shape [${data.shape.join(", ")}]`);
+    const bad = this.firstUninit([{ operand: data, strides: data.strides }, { operand: vals, strides: vals.strides }], null, [data.shape, vals.shape]);
+    if (bad) return bad;
+    this.copy(out, data);
+    this.writeSearched(out);
+    if (indices) this.writeEight(0, indices);
+    else this.i32.fill(0, (this.scratch + slotOffset(0)) >> 2, ((this.scratch + slotOffset(0)) >> 2) + 16);
+    this.writeEight(2, vals);
+    this.exports.match8(this.scratch, 1, 1, out.dtype === EngineDType.F64 ? imm : Math.fround(checkScalar(imm, "imm")));
+    return null;
+  }
+
+  /** A [P, 8] operand beside a searched tile of P partitions. */
+  private checkEight(o: Operand, data: Operand, what: string): void {
+    checkOperand(o, what);
+    checkOperand(data, "searched tile");
+    if (o.shape.length !== 2 || o.shape[1] !== 8 || o.shape[0] !== data.shape[0]) operandError(`${what} must be [${data.shape[0]}, 8] (got [${o.shape.join(", ")}])`);
+    const free = data.shape.slice(1).reduce((a, b) => a * b, 1);
+    if (data.shape.length - 1 > ENGINE_RANK || free > MAX_SEARCHED) operandError(`a searched tile has at most ${MAX_SEARCHED} elements per partition in ${ENGINE_RANK} free dimensions (got [${data.shape.join(", ")}])`);
+  }
+
+  /** Slots 1 and 3: the searched tile's free dimensions, and its partitions. */
+  private writeSearched(t: Operand): void {
+    const free = t.shape.slice(1), pad = ENGINE_RANK - free.length;
+    this.views();
+    this.writeSlot(1, t, [...Array<number>(pad).fill(1), ...free], [...Array<number>(pad).fill(0), ...t.strides.slice(1)]);
+    this.writeSlot(3, t, [1, 1, 1, 1, 1, t.shape[0]!], [0, 0, 0, 0, 0, t.strides[0]!]);
+  }
+
+  private writeEight(k: number, o: Operand): void {
+    this.views();
+    this.writeSlot(k, o, [1, 1, 1, 1, o.shape[0]!, 8], [0, 0, 0, 0, o.strides[0]!, o.strides[1]!]);
+  }
+
   /** Marks out's elements written (or unwritten) in its init map without computing. */
   markInit(out: Operand, written: boolean): void {
     if (checkOperand(out, "operand") === 0 || !out.init) return;
@@ -385,6 +458,9 @@ export class TileEngine {
     this.f64[(this.scratch + PARAMS) / 8 + k] = value;
   }
 }
+
+/** Elements per partition max8 and the matches can stage (the scratch's matmul region, as float32, and 8 results). */
+const MAX_SEARCHED = (1 << 18) - 16;
 
 let compiled: WebAssembly.Module | null = null;
 let threadEngine: TileEngine | null = null;

@@ -397,6 +397,41 @@ describe("gather", () => {
   });
 });
 
+describe("max8, find_index8, match_replace8", () => {
+  it("max8 gives each partition's 8 largest values in descending order", () => {
+    const r = rng(8);
+    const data = operand(D.BF16, [3, 4, 10], { reversed: true }), out = operand(D.F32, [3, 8]);
+    fillWith(data, () => Math.round(r(50)));
+    expect(e.max8(out, data)).toBeNull();
+    for (let p = 0; p < 3; p++) {
+      const v: number[] = [];
+      for (const i of indices([4, 10])) v.push(get(data, [p, ...i]));
+      v.sort((x, y) => y - x);
+      expect([...Array(8).keys()].map((i) => get(out, [p, i]))).toEqual(v.slice(0, 8));
+    }
+  });
+
+  it("find_index8 pairs duplicate values with successive occurrences and marks absent ones with all ones", () => {
+    const data = operand(D.F32, [2, 3, 4]), vals = operand(D.F32, [2, 8]), out = operand(D.U32, [2, 8]);
+    const rows = [[5, 1, 5, 2, 5, 9, 0, 1, 7, 7, 3, 5], [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]];
+    fillWith(data, ([p, a, b]) => rows[p!]![a! * 4 + b!]!);
+    const want = [[5, 5, 1, 42, 5, 7, 1, 5], [2, 2, 2, 0, 9, 2, 1, 2]];
+    fillWith(vals, ([p, i]) => want[p!]![i!]!);
+    e.findIndex8(out, data, vals);
+    expectElements(out, ([p, i]) => [[0, 2, 1, 2 ** 32 - 1, 4, 8, 7, 11], [8, 9, 10, 0, 2 ** 32 - 1, 11, 4, 2 ** 32 - 1]][p!]![i!]!);
+  });
+
+  it("match_replace8 takes the values in reverse order, replaces the matches and reports their positions (the documented example)", () => {
+    const data = operand(D.F32, [1, 11]), vals = operand(D.F32, [1, 8]), out = operand(D.BF16, [1, 11]), idx = operand(D.U32, [1, 8]);
+    fillWith(data, (_, k) => [1, 2, 3, 4, 8, 8, 8, 8, 8, 8, 8][k]!);
+    fillWith(vals, (_, k) => [3, 8, 8, 8, 8, 8, 8, 8][k]!);
+    expect(e.matchReplace8(out, data, vals, -1.5, idx)).toBeNull();
+    expectElements(idx, ([, i]) => [2, 10, 9, 8, 7, 6, 5, 4][i!]!);
+    expectElements(out, ([, k]) => [1, 2, -1.5, 4, -1.5, -1.5, -1.5, -1.5, -1.5, -1.5, -1.5][k!]!);
+    expectElements(data, ([, k]) => [1, 2, 3, 4, 8, 8, 8, 8, 8, 8, 8][k!]!);
+  });
+});
+
 describe("reductions", () => {
   const r = rng(99);
   const shape = [4, 6, 10];
