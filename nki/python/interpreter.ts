@@ -14,7 +14,7 @@ import {
   ClassMethod, exceptionClassFor, exceptionInstance, isExceptionClass, Property, PyClass, PyFunction, PyInstance, PySuper, StaticMethod,
   type FunctionParam, type FunctionRunner,
 } from "./objects.js";
-import { PyIterator, PyRange, PySet } from "./types.js";
+import { NamespaceView, PyIterator, PyRange, PySet } from "./types.js";
 import { bindParams } from "./args.js";
 import {
   binaryOp, callValue, compareOp, dictSet, contains, delItem, getItem, inplaceOp, isOp, iterate, keyOf, overflow, setItem, toArray, truthy, typeName, unaryOp,
@@ -644,7 +644,12 @@ export class Interpreter implements FunctionRunner {
   }
 
   private call(e: Expr & { kind: "Call" }, scope: Scope): PyValue {
-    if (e.func.kind === "Name" && e.func.id === "super" && e.args.length === 0 && scope.kind === ScopeKind.Function) return this.zeroArgSuper(scope);
+    if (e.func.kind === "Name" && e.args.length === 0 && e.keywords.length === 0) {
+      // builtins that read the caller's frame (unless the name was rebound)
+      if (e.func.id === "super" && scope.kind === ScopeKind.Function) return this.zeroArgSuper(scope);
+      if (e.func.id === "globals" && !scope.globals.has("globals")) return new NamespaceView(scope.globals);
+      if (e.func.id === "locals" && !scope.globals.has("locals")) return new NamespaceView(scope.vars);
+    }
     const f = this.eval(e.func, scope);
     const args = this.items(e.args, scope);
     const kwargs = new Map<string, PyValue>();

@@ -1,7 +1,7 @@
 // Built-in Python types that values.ts leaves to the interpreter: set, range, iterators, and the
 // type objects (int, float, ... and host types) that isinstance() and type() work with.
 
-import { HostObject, PyException, type CallContext, type PyValue } from "./values.js";
+import { HostObject, NativeFunction, PyException, PyList, PyTuple, type CallContext, type PyValue } from "./values.js";
 
 /** A set; members keyed by keyOf (Python equality), kept in insertion order. */
 export class PySet extends HostObject {
@@ -71,4 +71,35 @@ export class FutureFeature extends HostObject {
   readonly typeName = "_Feature";
   constructor(readonly name: string) { super(); }
   override repr(): string { return `_Feature('${this.name}')`; }
+}
+
+/**
+ * globals(): a live view of a module's namespace as a mapping (reads and writes go to the module),
+ * with the dict methods code uses on it.
+ */
+export class NamespaceView extends HostObject {
+  readonly typeName = "dict";
+  constructor(readonly vars: Map<string, PyValue>) { super(); }
+  private key(k: PyValue): string {
+    if (typeof k !== "string") throw new PyException("TypeError", "namespace keys are strings");
+    return k;
+  }
+  override getItem(k: PyValue): PyValue {
+    const v = this.vars.get(this.key(k));
+    if (v === undefined) throw new PyException("KeyError", `'${String(k)}'`);
+    return v;
+  }
+  override setItem(k: PyValue, v: PyValue): void { this.vars.set(this.key(k), v); }
+  override iterate(): Iterator<PyValue> { return [...this.vars.keys()][Symbol.iterator](); }
+  override len(): number { return this.vars.size; }
+  override getAttr(name: string): PyValue | undefined {
+    switch (name) {
+      case "get": return new NativeFunction("get", ([k, d]) => this.vars.get(this.key(k)) ?? (d === undefined ? null : d));
+      case "keys": return new NativeFunction("keys", () => new PyList([...this.vars.keys()]));
+      case "values": return new NativeFunction("values", () => new PyList([...this.vars.values()]));
+      case "items": return new NativeFunction("items", () => new PyList([...this.vars].map(([k, v]) => new PyTuple([k, v]))));
+      default: return undefined;
+    }
+  }
+  override repr(): string { return `<namespace of ${this.vars.size} names>`; }
 }
