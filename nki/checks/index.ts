@@ -6,10 +6,11 @@ import { addConsumer, removeConsumer, type RunConsumer } from "./recorder.js";
 import { RaceCheck } from "./races.js";
 import { InstanceOverlapCheck } from "./instances.js";
 import { CapacityCheck } from "./capacity.js";
+import { BufferRuleCheck } from "./rules.js";
 
 export { addConsumer, removeConsumer, type RunConsumer, type InstructionEvent, type Access, type AccessKind } from "./recorder.js";
 
-const checks: RunConsumer[] = [new RaceCheck(), new InstanceOverlapCheck(), new CapacityCheck()];
+const checks: RunConsumer[] = [new RaceCheck(), new InstanceOverlapCheck(), new CapacityCheck(), new BufferRuleCheck()];
 let enabled = false;
 
 function setEnabled(on: boolean): void {

@@ -47,6 +47,8 @@ export interface InstructionEvent {
   /** The innermost loop iteration the instruction ran in (null: outside every nl range loop). */
   readonly iteration: Iteration | null;
   readonly run: KernelRun;
+  /** The Python call that issued it: one NKI call may be several engine instructions (a scan runs column by column). */
+  readonly call: CallContext;
 }
 
 /** What follows runs: each hook optional. */
@@ -101,7 +103,7 @@ class Recorder implements MachineObserver {
       accesses.push({ storage, kind, region: regionOf(storage, start, op.shape, op.strides), shape: op.shape, strides: op.strides });
     }
     markInPlaceUpdates(accesses);
-    const e: InstructionEvent = { seq: ++this.seq, name, site: ctx.site, accesses, iteration: this.current, run };
+    const e: InstructionEvent = { seq: ++this.seq, name, site: ctx.site, accesses, iteration: this.current, run, call: ctx };
     for (const c of this.consumers) c.instruction?.(e);
   }
 

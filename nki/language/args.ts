@@ -1,6 +1,7 @@
 // Binding a native function's Python arguments by the parameter names NKI's docs give, with the
 // TypeErrors Python would raise for a missing or unexpected argument.
 import { PyException, PyFloat, PyTuple, PyList, HostObject, NativeFunction, type CallContext, type PyValue } from "../python/values.js";
+import { requireCompileTimeInt } from "../checks/rules.js";
 
 /** A parameter: its name, and a default (undefined = required). */
 export type ParamSpec = readonly [name: string, dflt?: PyValue];
@@ -59,6 +60,7 @@ export function typeName(v: PyValue): string {
 export function intArg(v: PyValue, what: string, ctx: CallContext): number {
   if (typeof v === "number") return v;
   if (typeof v === "boolean") return v ? 1 : 0;
+  requireCompileTimeInt(v, what, ctx); // a tile where an int is needed is the compiler's rule, not a TypeError
   throw new PyException("TypeError", `${what} must be an int, not ${typeName(v)}`, ctx.site);
 }
 

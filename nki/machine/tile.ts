@@ -9,6 +9,7 @@ import {
 import type { Tensor } from "../../host/device/tensor.js";
 import type { NkiDType } from "./nki-dtype.js";
 import { assignedName, shortSite } from "./site.js";
+import { tileTruthValue } from "../checks/rules.js";
 
 export type StorageKind = "sbuf" | "psum" | "shared_hbm" | "private_hbm" | "input";
 
@@ -139,6 +140,8 @@ export abstract class NkiArray extends HostObject {
     return operators ? operators.compare(op, this, other, reflected, ctx) : NotImplemented;
   }
   override len(): number { return this.shape[0] ?? 0; }
+  /** NKI's compiler evaluates control flow before any tile holds data: if/while on a tile is its error. */
+  override truthy(ctx: CallContext): boolean { return tileTruthValue(this, ctx); }
   override repr(): string { return `${this.typeName}(${this.storage.name ?? ""}: ${this.dtype.name}[${this.shape.join(", ")}], ${this.storage.kind})`; }
 }
 
