@@ -3,7 +3,7 @@
 // throwing, so loops stay cheap; Python exceptions are PyExceptions, located at the innermost
 // expression that raised them.
 
-import { GpsimdError, KernelTimeoutError, NkiSyntaxError } from "../../host/checks/errors.js";
+import { KernelTimeoutError, NkiSyntaxError } from "../../host/checks/errors.js";
 import type { Expr, FStringPart, Module, Stmt } from "./ast.js";
 import {
   HostObject, PyDict, PyException, PyList, PySlice, PyTuple,
@@ -14,18 +14,16 @@ import {
   ClassMethod, exceptionClassFor, exceptionInstance, isExceptionClass, Property, PyClass, PyFunction, PyInstance, PySuper, StaticMethod,
   type FunctionParam, type FunctionRunner,
 } from "./objects.js";
-import { NamespaceView, PyIterator, PyRange, PySet } from "./types.js";
+import { FutureFeature, NamespaceView, PyIterator, PyRange, PySet } from "./types.js";
 import { bindParams } from "./args.js";
 import {
-  binaryOp, callValue, compareOp, dictSet, contains, delItem, getItem, inplaceOp, isOp, iterate, keyOf, overflow, setItem, toArray, truthy, typeName, unaryOp,
+  binaryOp, callValue, compareOp, contains, dictSet, delItem, getItem, inplaceOp, isOp, iterate, keyOf, overflow, setItem, toArray, truthy, typeName, unaryOp,
 } from "./operators.js";
 import { delAttribute, getAttribute, setAttribute } from "./methods.js";
 import { formatValue, pyRepr, pyStr } from "./format.js";
 import { builtinNamespace } from "./builtins.js";
 import { recordTraceback } from "./python-errors.js";
-import { FutureFeature } from "./types.js";
 import { runGeneratorBody, type GeneratorHost } from "./generator.js";
-
 import { BREAK, CONTINUE, NORMAL, RETURN, type Completion } from "./completion.js";
 
 /** Python frames deeper than this raise RecursionError (the JS stack would overflow soon after). */
@@ -743,5 +741,3 @@ export function unsupportedError(construct: string, site: SourceSite): NkiSyntax
     details: { file: site.file, line: site.line, column: site.column, function: site.function, construct },
   });
 }
-
-export { GpsimdError };

@@ -8,7 +8,7 @@ import {
   type BinaryOperator, type CallContext, type CompareOperator, type PyValue, type UnaryOperator,
 } from "./values.js";
 import { PyHostType, PyIterator, PyRange, PySet } from "./types.js";
-import { objectId, PyClass, PyFunction, PyInstance, raiseWith, reflectedCompare } from "./objects.js";
+import { objectId, PyClass, PyInstance, raiseWith } from "./objects.js";
 import { percentFormat, pyRepr } from "./format.js";
 
 /** type(v).__name__ */
@@ -361,7 +361,6 @@ export function compareOp(op: CompareOperator, a: PyValue, b: PyValue, ctx: Call
   throw new PyException("TypeError", `'${op}' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`);
 }
 
-export { reflectedCompare };
 
 export function isOp(a: PyValue, b: PyValue): boolean {
   if (a === b) return true;
@@ -561,5 +560,3 @@ export function isCallable(v: PyValue): boolean {
   if (v instanceof PyInstance) return v.method("__call__") !== undefined;
   return v instanceof HostObject && typeof v.call === "function" && !(v instanceof PyIterator);
 }
-
-export { PyFunction };

@@ -1,6 +1,6 @@
 // functools, itertools and operator, as kernel files use them.
 
-import { HostObject, PyTuple, type BinaryOperator, type CallContext, type CompareOperator, type PyValue } from "./values.js";
+import { HostObject, NativeFunction, PyTuple, type BinaryOperator, type CallContext, type CompareOperator, type PyValue } from "./values.js";
 import { PyException } from "./values.js";
 import { registerNativeModule } from "./modules.js";
 import { PyFunction } from "./objects.js";
@@ -50,6 +50,15 @@ registerNativeModule("functools", () => {
   });
 });
 
+/** itertools.chain(*iterables), and chain.from_iterable(iterable_of_iterables). */
+class Chain extends NativeFunction {
+  constructor() { super("chain", (args, _k, ctx) => lazy("chain", function* () { for (const a of args) yield* iterate(a, ctx); })); }
+  override getAttr(name: string): PyValue | undefined {
+    if (name !== "from_iterable") return undefined;
+    return fn("from_iterable", ([outer], _k, ctx) => lazy("chain", function* () { for (const a of iterate(outer, ctx)) yield* iterate(a, ctx); }));
+  }
+}
+
 function lazy(name: string, gen: () => Generator<PyValue>): PyIterator { return new PyIterator(name, gen()); }
 
 registerNativeModule("itertools", () => module("itertools", {
@@ -69,7 +78,7 @@ registerNativeModule("itertools", () => module("itertools", {
       }
     });
   }),
-  chain: Object.assign(fn("chain", (args, _k, ctx) => lazy("chain", function* () { for (const a of args) yield* iterate(a, ctx); })), {}),
+  chain: new Chain(),
   permutations: fn("permutations", (args, _k, ctx) => {
     const pool = toArray(args[0], ctx);
     const r = args[1] === undefined || args[1] === null ? pool.length : toInt(args[1], ctx);
