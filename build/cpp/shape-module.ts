@@ -9,11 +9,12 @@ import path from "node:path";
 import { CPP_INCLUDE_DIR } from "./clang-driver.js";
 import { clang, MissingCompilerError, type FileTree } from "./toolchain.js";
 import { HEADER_FILE, headersUnder, splitIncludeFlags } from "./user-headers.js";
+import { stoppableShapeModule } from "./shape-polls.js";
 
 /** The clang flags of shape modules: C++14 as on the device, no libc, the host answers the imports. */
 function shapeFlags(extraCflags: string[]): string[] {
   const allowed = extraCflags.filter((f) => /^-(D|U|std=|O|W|I.)/.test(f)).map((f) => (f.startsWith("-I") ? `-I${path.resolve(f.slice(2))}` : f));
-  return ["--target=wasm32-wasip1", "-std=c++14", "-O2", "-DGPSIMD_SHAPE_MODULE", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-fno-exceptions", "-fno-rtti", "-nostdlib", `-I${CPP_INCLUDE_DIR}`, ...allowed,
+  return ["--target=wasm32-wasip1", "-std=c++14", "-O2", "-gline-tables-only", "-gdwarf-4", "-DGPSIMD_SHAPE_MODULE", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-fno-exceptions", "-fno-rtti", "-nostdlib", `-I${CPP_INCLUDE_DIR}`, ...allowed,
     "-Wl,--no-entry", "-Wl,--export-table"];
 }
 
@@ -77,7 +78,8 @@ export async function compileCppShapes(sources: string[], extraCflags: string[])
     });
     const wasm = (files as Tree)[out];
     if (!(wasm instanceof Uint8Array)) return { messages: [stderr.trim() || "clang produced no shape module"] };
-    return { wasm, texts };
+    // Stoppable, with its lines (shape-polls.ts): shape code runs on the calling thread.
+    return { wasm: await stoppableShapeModule(wasm), texts };
   } catch (e) {
     if (stderr) return { messages: stderr.trim().split("\n") };
     throw e;

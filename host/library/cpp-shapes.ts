@@ -9,6 +9,9 @@ import { empty, zeros, ones, full, eye } from "../device/factories.js";
 import { dtypeFromScalarType } from "../device/dtype.js";
 import { ShapeFunctionError, RegistryError } from "../checks/errors.js";
 import { NEURON_LIBRARY, type LibraryDefinitions, type ShapeFunction } from "./registry.js";
+import { createSourceLocator, currentStack, describePlace, type SourceLocator } from "../checks/source-locator.js";
+import { STOP_IMPORT, SET_STOP_WORD_EXPORT } from "../../build/stop-poll-names.js";
+import { SHAPE_SOURCE_MAP_SECTION } from "../../build/cpp/shape-polls.js";
 
 /** Export that runs the body of NEURON_LIBRARY(<lib>, m) (include/torchneuron/register.h). */
 const LIBRARY_EXPORT = "neuron_library:";
@@ -108,12 +111,76 @@ function writeArguments(view: DataView, argv: number, params: string, args: unkn
   });
 }
 
+/** How many polls pass between two looks at the clock (a poll is a host call: the clock costs more). */
+const POLLS_PER_CLOCK_LOOK = 4096;
+
+/**
+ * The deadline of the shape code running now (a shape function or a NEURON_LIBRARY body): the module's stop polls
+ * (build/cpp/shape-polls.ts) call poll(), which stops the code past its deadline with a ShapeFunctionError at the
+ * shape source's line. The stop word the polls read stays set while shape code runs, so every poll asks.
+ */
+class ShapeDeadline {
+  private deadline = Infinity;
+  private timeoutMs = 0;
+  private polls = 0;
+  private what = "";
+  constructor(private readonly locator: SourceLocator | null, private readonly setWord: ((on: boolean) => void) | null) {}
+
+  /** Runs shape code (`what` names it) under a deadline timeoutMs from now. */
+  run<T>(what: string, timeoutMs: number, fn: () => T): T {
+    const outer = { deadline: this.deadline, timeoutMs: this.timeoutMs, what: this.what };
+    this.deadline = performance.now() + timeoutMs;
+    this.timeoutMs = timeoutMs;
+    this.what = what;
+    this.setWord?.(true);
+    try {
+      return fn();
+    } catch (e) {
+      // A trap (unreachable, a bad memory access): the shape function's error at its line.
+      if (!(e instanceof WebAssembly.RuntimeError)) throw e;
+      const place = this.locator?.locate(e.stack ?? "") ?? null;
+      throw new ShapeFunctionError("E_SHAPE_FN_TRAP", `${what} trapped: ${e.message}${place ? describePlace(place) : ""}`, {
+        details: { message: e.message, file: place?.file ?? undefined, line: place?.file ? place.line : undefined, column: place?.file ? place.column : undefined },
+        cause: e,
+      });
+    } finally {
+      ({ deadline: this.deadline, timeoutMs: this.timeoutMs, what: this.what } = outer);
+      this.setWord?.(this.deadline !== Infinity);
+    }
+  }
+
+  /** A stop poll of the shape module. */
+  poll(): void {
+    if (++this.polls % POLLS_PER_CLOCK_LOOK !== 0 || performance.now() <= this.deadline) return;
+    const place = this.locator?.locate(currentStack()) ?? null;
+    throw new ShapeFunctionError("E_SHAPE_FN_TIMEOUT", `${this.what} ran past timeout_ms (${this.timeoutMs} ms) and was stopped${place ? describePlace(place) : ""}`, {
+      details: { timeout_ms: this.timeoutMs, file: place?.file ?? undefined, line: place?.file ? place.line : undefined, column: place?.file ? place.column : undefined },
+    });
+  }
+}
+
+/** The source locator of a shape module built with its source map (older ones have none: no lines). */
+function shapeLocator(module: WebAssembly.Module, wasm: Uint8Array): SourceLocator | null {
+  const [section] = WebAssembly.Module.customSections(module, SHAPE_SOURCE_MAP_SECTION);
+  return section ? createSourceLocator(new TextDecoder().decode(section), new Uint32Array(0), wasm) : null;
+}
+
+/** Where the stop word of a shape module lives: address 0, the null page, which no shape code writes. */
+const SHAPE_STOP_WORD = 0;
+
 /**
  * Runs the NEURON_LIBRARY bodies of a C++ shape module (inside collectDefinitions, so they register
- * like TypeScript shape sources: same checks, same errors).
+ * like TypeScript shape sources: same checks, same errors). Shape code runs under the watchdog's deadline:
+ * timeoutMs() (the library's timeout_ms) from each call's start.
  */
-export function evaluateCppShapes(wasm: Uint8Array<ArrayBuffer>, where: string): void {
+export function evaluateCppShapes(wasm: Uint8Array<ArrayBuffer>, where: string, timeoutMs: () => number = () => 30_000): void {
   const module = new WebAssembly.Module(wasm);
+  const deadline = new ShapeDeadline(shapeLocator(module, wasm), (on) => {
+    const set = instance?.exports[SET_STOP_WORD_EXPORT] as ((address: number) => void) | undefined;
+    if (!set) return;
+    new Int32Array(memory().buffer, SHAPE_STOP_WORD, 1)[0] = on ? 1 : 0;
+    set(SHAPE_STOP_WORD);
+  });
   const handles = new Handles();
   let instance: WebAssembly.Instance | null = null;
   const memory = () => instance!.exports.memory as WebAssembly.Memory;
@@ -129,7 +196,7 @@ export function evaluateCppShapes(wasm: Uint8Array<ArrayBuffer>, where: string):
     const shape: ShapeFunction = (...args: unknown[]) => {
       try {
         writeArguments(new DataView(memory().buffer), argv, params, args, handles, name);
-        return handles.get(call(fn, argv), `the C++ shape function of ${name} returned a tensor that`);
+        return handles.get(deadline.run(`the C++ shape function of ${name}`, timeoutMs(), () => call(fn, argv)), `the C++ shape function of ${name} returned a tensor that`);
       } finally {
         handles.reset();
       }
@@ -141,15 +208,18 @@ export function evaluateCppShapes(wasm: Uint8Array<ArrayBuffer>, where: string):
   const imports: Record<string, Record<string, WebAssembly.ImportValue>> = {};
   for (const imp of WebAssembly.Module.imports(module)) {
     if (imp.kind !== "function") throw new RegistryError("E_SHAPE_MODULE", `${where}: the C++ shape sources import ${imp.kind} ${imp.module}.${imp.name}; shape modules import functions only`);
-    const given = imp.module === SHAPE_MODULE && imp.name === "def" ? def : imp.module === TENSOR_MODULE ? tensorImports[imp.name] : undefined;
+    const given = imp.module === SHAPE_MODULE && imp.name === "def" ? def
+      : imp.module === STOP_IMPORT.module && imp.name === STOP_IMPORT.name ? () => deadline.poll()
+      : imp.module === TENSOR_MODULE ? tensorImports[imp.name] : undefined;
     (imports[imp.module] ??= {})[imp.name] = (given ?? kernelOnly(imp.module, imp.name)) as WebAssembly.ImportValue;
   }
   instance = new WebAssembly.Instance(module, imports);
   const bodies = WebAssembly.Module.exports(module).filter((e) => e.name.startsWith(LIBRARY_EXPORT));
   for (const body of bodies) {
-    NEURON_LIBRARY(body.name.slice(LIBRARY_EXPORT.length), (m) => {
+    const lib = body.name.slice(LIBRARY_EXPORT.length);
+    NEURON_LIBRARY(lib, (m) => {
       defining = m;
-      (instance!.exports[body.name] as () => void)();
+      deadline.run(`the NEURON_LIBRARY(${lib}, m) body`, timeoutMs(), () => (instance!.exports[body.name] as () => void)());
     });
   }
 }

@@ -191,8 +191,11 @@ function checkRegistrationBeforeBuild(name: string, file: string, computeSrcs: s
 function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions): Library {
   const manifest = parts.manifest;
   const kernels = manifest.kernels.map((k) => k.name);
+  // C++ shape code runs under the library's timeout_ms (as configured later, once the library exists).
+  let made: Library | undefined;
+  const shapeTimeout = () => made?.options.timeout_ms ?? (typeof options.timeout_ms === "number" ? options.timeout_ms : 30_000);
   const defs = registeredDefinitions(manifest.name, file, kernels, (where) => manifest.cppShapeModule
-    ? evaluateCppShapes(Buffer.from(manifest.cppShapeModule, "base64"), where)
+    ? evaluateCppShapes(Buffer.from(manifest.cppShapeModule, "base64"), where, shapeTimeout)
     : evaluateShapes(manifest.shapeModules, manifest.shapeSrcs[0] ?? file));
   const runtime = resolveRuntime(pickRuntime(options), undefined, `load ${manifest.name}`);
   const { cores, threads } = resolveCores(options, manifest.multicore);
@@ -204,6 +207,7 @@ function instantiate(parts: LibraryParts, file: string, options: LoadTimeOptions
     hbm().release(placed.staticBase);
     throw e;
   }
+  made = library;
   loaded.set(defs.lib, library);
   if (library.multicore) corePool().prepare(library);
   const unload = library.unload.bind(library);

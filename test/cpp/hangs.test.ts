@@ -1,16 +1,55 @@
-// Nothing hangs, nothing untyped: the C++ source scanner is linear (blank and comment lines by the million), a
+// Nothing hangs, nothing untyped: C++ shape code (a shape function called sync or .async, `new` in an endless loop,
+// a NEURON_LIBRARY body) is stopped at the library's timeout_ms with a ShapeFunctionError naming its line, and a trap
+// in it names its line too; the C++ source scanner is linear (blank and comment lines by the million), a
 // C++ syntax error is the compiler's diagnostic at its line (not a registry error about a kernel it hid), a process
 // started with flags a worker thread refuses (--expose-gc, --max-old-space-size) runs a multicore library, and a
 // compute source that is a folder is an OptionError.
 import { describe, it, expect, afterAll } from "vitest";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { custom_op, shutdown, BuildError, OptionError } from "gpsimd";
-import { fixturePath, TEST_BUILD_DIR, REPO, thrown } from "../helpers.js";
+import { custom_op, ops, tensor, shutdown, BuildError, OptionError, ShapeFunctionError, type Library } from "gpsimd";
+import { fixturePath, TEST_BUILD_DIR, REPO, thrown, expectGpsimdError } from "../helpers.js";
 import { cppKernels } from "../../dist/build/cpp/kernel-decls.js";
 
 const file = (name: string) => fixturePath("cpp-hangs", name);
-afterAll(async () => { await shutdown(); });
+const relu = path.join(REPO, "ops", "relu", "tcm.ts");
+// AssemblyScript kernels with C++ shape sources: only the shape module needs clang.
+const spin: Library = custom_op.load({ name: "cpp_hangs_spin", compute_srcs: [relu], shape_srcs: [file("spin-shape.cpp")], build_directory: TEST_BUILD_DIR, timeout_ms: 400 });
+afterAll(async () => { spin.unload(); await shutdown(); });
+
+describe("C++ shape code runs under the watchdog", () => {
+  const stoppedAt = (line: number) => [`ran past timeout_ms (400 ms) and was stopped at`, `spin-shape.cpp:${line}:`];
+
+  it("an endless loop in a shape function, called synchronously, is a ShapeFunctionError at its line; the next call works", () => {
+    const start = performance.now();
+    const e = expectGpsimdError(() => ops.cpp_hangs_spin.spin(tensor([1])), ShapeFunctionError, "E_SHAPE_FN_TIMEOUT", ["cpp_hangs_spin::spin", ...stoppedAt(7)]);
+    expect(performance.now() - start).toBeLessThan(10_000);
+    expect(e.details).toMatchObject({ line: 7, timeout_ms: 400 });
+    expect(ops.cpp_hangs_spin.quick(tensor([-1, 2, -3, 4])).tolist()).toEqual([0, 2, 0, 4]);
+  });
+
+  it("and called with .async", async () => {
+    const e = await ops.cpp_hangs_spin.spin.async(tensor([1])).then(() => null, (err: unknown) => err);
+    expect(e).toBeInstanceOf(ShapeFunctionError);
+    expect((e as ShapeFunctionError).message).toContain(stoppedAt(7)[1]);
+  });
+
+  it("`new` in an endless loop is stopped at its line (not a heap grown until the process dies)", () => {
+    expectGpsimdError(() => ops.cpp_hangs_spin.grow(tensor([1])), ShapeFunctionError, "E_SHAPE_FN_TIMEOUT", stoppedAt(12));
+  });
+
+  it("a trap in a shape function is a ShapeFunctionError at its line", () => {
+    expectGpsimdError(() => ops.cpp_hangs_spin.trap(tensor([1])), ShapeFunctionError, "E_SHAPE_FN_TRAP", ["trapped: unreachable", "spin-shape.cpp:24:"]);
+  });
+
+  it("an endless loop in the NEURON_LIBRARY body stops the load at its line", () => {
+    const e = thrown(() => custom_op.load({ name: "cpp_hangs_body", compute_srcs: [relu], shape_srcs: [file("body-shape.cpp")], build_directory: TEST_BUILD_DIR, timeout_ms: 400 }));
+    expect(e).toBeInstanceOf(ShapeFunctionError);
+    expect((e as ShapeFunctionError).code).toBe("E_SHAPE_FN_TIMEOUT");
+    expect((e as ShapeFunctionError).message).toContain("the NEURON_LIBRARY(cpp_hangs_body, m) body ran past timeout_ms (400 ms)");
+    expect((e as ShapeFunctionError).message).toContain("body-shape.cpp:10:");
+  });
+});
 
 const KERNEL = "torch::Tensor relu(const torch::Tensor& x) {\n  return x;\n}\n";
 
