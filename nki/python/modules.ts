@@ -95,11 +95,12 @@ export class ModuleLoader implements Importer {
       }
       if (!underPackage(full, placeholderPackages)) throw noModule(full);
     }
-    if (underPackage(full, placeholderPackages)) { const p = new Placeholder(full); this.loaded.set(full, p); return p; }
+    // the importing file's folder comes before host-side placeholders, as the script's folder leads sys.path
     if (parent === null && fromFile) {
       const path = this.findFile(dirname(resolve(fromFile)), [full]);
       if (path) return this.loadFile(path, full, ctx);
     }
+    if (underPackage(full, placeholderPackages)) { const p = new Placeholder(full); this.loaded.set(full, p); return p; }
     throw noModule(full);
   }
 

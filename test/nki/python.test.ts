@@ -143,11 +143,12 @@ describe("modules", () => {
     const dir = mkdtempSync(join(tmpdir(), "nkipy-"));
     writeFileSync(join(dir, "helpers.py"), "TILE = 128\ndef tiles(n):\n    return (n + TILE - 1) // TILE\n_private = 1\n");
     writeFileSync(join(dir, "utils_star.py"), "from helpers import TILE\ndef double(x):\n    return 2 * x\n");
-    writeFileSync(join(dir, "kernel.py"), "import helpers\nfrom helpers import tiles as t\nfrom utils_star import *\nprint(helpers.TILE, t(300), double(TILE), helpers.__name__)\nprint('_private' in dir_names if False else 'ok')\n");
+    writeFileSync(join(dir, "time.py"), "def now():\n    return 7\n"); // shadows the host-side placeholder, as the script's folder leads sys.path
+    writeFileSync(join(dir, "kernel.py"), "import helpers\nfrom helpers import tiles as t\nfrom utils_star import *\nimport time\nprint(helpers.TILE, t(300), double(TILE), helpers.__name__, time.now())\nprint('_private' in globals(), 'double' in globals())\n");
     let out = "";
     const restore = setOutput({ printf: (s: string) => { out += s; } });
     try { loadProgram(join(dir, "kernel.py")); } finally { restore(); }
-    expect(out).toBe("128 3 256 helpers\nok\n");
+    expect(out).toBe("128 3 256 helpers 7\nFalse True\n");
     expect(readFileSync(join(dir, "kernel.py"), "utf8")).toContain("import helpers");
   });
   test("native modules: registered by name, made lazily once per program, dotted imports bind the package", () => {
