@@ -114,12 +114,12 @@ function writeAtomically(file: string, bytes: Uint8Array): void {
 }
 
 /** The compiled engine: from the cache, or built on a helper thread while this one waits. */
-export function engineBytes(): Uint8Array {
+export function engineBytes(): Uint8Array<ArrayBuffer> {
   const file = engineCacheFile(readEngineSources());
   try {
-    return readFileSync(file);
+    return new Uint8Array(readFileSync(file));
   } catch {
-    return buildOnHelperThread();
+    return new Uint8Array(buildOnHelperThread()); // out of the shared answer buffer
   }
 }
 

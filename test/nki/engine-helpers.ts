@@ -1,6 +1,7 @@
 // Operands in device memory for the tile engine's tests: allocation, element access by logical index
 // through any strides, and plain TypeScript encodings of each dtype (host/device/dtype.ts's exact
 // bf16/f16 converters) to compute expected results with.
+import { expect } from "vitest";
 import { hbm } from "../../host/device/hbm.js";
 import { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits } from "../../host/device/dtype.js";
 import { EngineDType as D, type Operand } from "../../nki/machine/engine.js";
@@ -147,4 +148,16 @@ export function ulpsF32(x: number, y: number): number {
   const bx = new Int32Array(new Float32Array([x]).buffer)[0]!, by = new Int32Array(new Float32Array([y]).buffer)[0]!;
   const ox = bx < 0 ? -2147483648 - bx : bx, oy = by < 0 ? -2147483648 - by : by;
   return Math.abs(ox - oy);
+}
+
+/** Expects every element of out to be stored as encode(out.dtype, f(index)), NaN matching any NaN. */
+export function expectElements(out: Operand, f: (index: number[]) => number): void {
+  const bad: string[] = [];
+  for (const i of indices(out.shape)) {
+    const want = f(i);
+    const got = getRaw(out, i);
+    const ok = isFloat(out.dtype) && Number.isNaN(want) ? Number.isNaN(get(out, i)) : got === encode(out.dtype, want);
+    if (!ok && bad.length < 5) bad.push(`[${i.join(", ")}]: got ${get(out, i)} (raw ${got}), want ${want}`);
+  }
+  expect(bad).toEqual([]);
 }
