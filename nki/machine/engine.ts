@@ -94,9 +94,9 @@ function checkScalar(v: number, what: string): number {
   return v;
 }
 
-/** Whether an input holds integers (an operand of an integer dtype, or an integral number). */
+/** Whether an input holds integers (an operand of an integer dtype, or a number that is an exact integer in i64 and f64). */
 function integral(x: Operand | number): boolean {
-  return typeof x === "number" ? Number.isInteger(x) : isIntegerDType(x.dtype);
+  return typeof x === "number" ? Number.isSafeInteger(x) : isIntegerDType(x.dtype);
 }
 
 export class TileEngine {

@@ -158,6 +158,10 @@ describe("integer arithmetic is exact and wraps to the output dtype", () => {
     const i = operand(D.I32, [3]);
     e.binary("add", i, a, 1);
     expectElements(i, ([k]) => [6, -4, -2147483648][k!]!);
+    e.binary("multiply", f, a, 1e30); // an integral number beyond 2^53 is a float immediate
+    expectElements(f, ([k]) => [5, -5, 2147483647][k!]! * Math.fround(1e30));
+    e.fill(f, 1e300);
+    expectElements(f, () => Infinity);
   });
 });
 
