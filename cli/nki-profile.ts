@@ -7,6 +7,7 @@ import { parseCommand, intOption, EXIT } from "./options.js";
 import { duration, table } from "./format.js";
 import { openNkiTarget, madeArguments, callKernel, shownCall, disposeMade } from "./nki-target.js";
 import { callValues, describeMade } from "./nki-inputs.js";
+import { estimateKernelFile } from "../nki/profile/cli-estimate.js";
 
 /** The text summary of a profile: call times, then the instances of the median call. */
 export function nkiProfileSummary(call: string, calls: CallTimings[]): string {
@@ -48,6 +49,8 @@ export function nkiProfileCommand(argv: string[]): number {
       calls.push(target.launcher.lastTimings!);
     }
     process.stdout.write(`${nkiProfileSummary(shownCall(target), calls)}\n`);
+    // One more call on this thread, recorded: the estimate of the device's time (nki/profile).
+    process.stdout.write(`\n${estimateKernelFile(target.file, target.kernel, target.grid, callValues(made), values.trace as string | undefined).text}\n`);
     return EXIT.OK;
   } finally {
     disposeMade(made);

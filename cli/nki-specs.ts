@@ -92,10 +92,11 @@ are measurements on this machine, not an estimate of the device's time.
 options:
 ${ARGS}
   --runs N         calls to time (default 5)
+  --trace FILE     write the estimate's Chrome trace (a lane per engine, for ui.perfetto.dev) to FILE
   -h, --help       this help
 
 exit codes: 0 profiled, 1 the kernel raised an error, 2 bad command line, 4 file or kernel not found`,
-  options: { ...COMMON, runs: { type: "string" } },
+  options: { ...COMMON, runs: { type: "string" }, trace: { type: "string" } },
 };
 
 export const NKI_SPECS: Record<string, CommandSpec> = { run: NKI_RUN, check: NKI_CHECK, profile: NKI_PROFILE };

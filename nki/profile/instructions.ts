@@ -1,0 +1,86 @@
+// From the engine instructions a run issued to NKI instructions as a profile shows them: the engine
+// instructions of one Python call are one NKI instruction (a scan issues one per column), placed on
+// the engine NKI's compiler would use (an HBM operand: a DMA; matmul and transposes: TensorE;
+// activations: ScalarE; iota, affine_select, memset: GpSimdE unless PSUM is involved; the rest:
+// VectorE). An instruction's engine= argument is not seen here: the default engine is assumed.
+import type { SourceSite } from "../python/values.js";
+import type { KernelRun } from "../machine/kernel-run.js";
+import type { Access, InstructionEvent } from "../checks/recorder.js";
+import type { EngineName, InstructionShape } from "./cost.js";
+
+export interface NkiInstruction extends InstructionShape {
+  readonly site: SourceSite | undefined;
+  readonly accesses: readonly Access[];
+  readonly run: KernelRun;
+}
+
+const TENSOR = /matmul|nc_transpose|^nl\.transpose|^nisa\.transpose/;
+const SCALAR = /activation|^nl\.(exp|log|tanh|sigmoid|gelu\w*|silu\w*|sqrt|rsqrt|sin|cos|tan|arctan|erf\w*|softplus|mish|relu|square|softmax)\b|^operator - \(nl\.negative\)/;
+const GPSIMD = /iota|affine_select|memset|^nl\.(zeros|ones|full)\b|shared_identity|local_gather/;
+
+export function engineOf(name: string, accesses: readonly Access[]): EngineName {
+  if (accesses.some((a) => a.storage.isHbm)) return "DMA";
+  if (TENSOR.test(name)) return "Tensor";
+  if (SCALAR.test(name)) return "Scalar";
+  if (GPSIMD.test(name)) return accesses.some((a) => a.storage.kind === "psum") ? "Vector" : "GpSimd";
+  return "Vector";
+}
+
+/** Groups a run's engine instructions by the Python call that issued them, in order. */
+export function nkiInstructions(events: readonly InstructionEvent[]): NkiInstruction[] {
+  const out: NkiInstruction[] = [];
+  let group: InstructionEvent[] = [];
+  const flush = () => { if (group.length) out.push(summarise(group)); group = []; };
+  for (const e of events) {
+    if (e.name === "nl.device_print") continue; // the simulator's print, not a device instruction
+    if (group.length && (group[0].call !== e.call || group[0].run !== e.run)) flush();
+    group.push(e);
+  }
+  flush();
+  return out;
+}
+
+function summarise(group: readonly InstructionEvent[]): NkiInstruction {
+  const first = group[0];
+  const accesses = group.flatMap((e) => e.accesses);
+  const engine = engineOf(first.name, accesses);
+  const written = new Map<Access["storage"], { lo: number[]; hi: number[]; partitions: number }>();
+  const read = new Set<Access["storage"]>();
+  let dmaBytes = 0, dmaBuffers = 0;
+  for (const a of accesses) {
+    if (a.kind !== "read") {
+      // The union of the boxes one storage is written in (a scan's columns make one [P, F] box).
+      const w = written.get(a.storage);
+      const partitions = a.shape[0] ?? 1;
+      if (!w) written.set(a.storage, { lo: [...a.region.lo], hi: [...a.region.hi], partitions });
+      else a.region.lo.forEach((l, d) => { w.lo[d] = Math.min(w.lo[d], l); w.hi[d] = Math.max(w.hi[d], a.region.hi[d]); });
+    }
+    if (a.kind !== "write" && !a.storage.isHbm) read.add(a.storage);
+    if (engine === "DMA" && a.kind !== "read") {
+      const elements = a.shape.reduce((p, q) => p * q, 1);
+      dmaBytes += elements * a.storage.dtype.bytes;
+      dmaBuffers += contiguousRuns(a);
+    }
+  }
+  let free = 0;
+  for (const w of written.values()) {
+    const elements = w.lo.reduce((n, l, d) => n * Math.max(0, w.hi[d] - l), 1);
+    free = Math.max(free, elements / Math.max(1, Math.min(w.partitions, elements)));
+  }
+  for (const s of written.keys()) read.delete(s);
+  const fp32Matmul = engine === "Tensor" && accesses.some((a) => a.kind === "read" && a.storage.dtype.name === "float32");
+  return { engine, name: first.name, free, inputs: read.size, fp32Matmul, dmaBytes, dmaBuffers, site: first.site, accesses, run: first.run };
+}
+
+/** Contiguous runs of an access (its DMA buffers): the product of its axes outside the innermost contiguous block. */
+function contiguousRuns(a: Access): number {
+  let runs = 1, inner = 1;
+  for (let k = a.shape.length - 1; k >= 0; k--) {
+    const n = a.shape[k];
+    if (n <= 1 || a.strides[k] === 0) continue;
+    if (a.strides[k] === inner) { inner *= n; continue; }
+    runs *= n;
+    inner = Number.NaN; // past the contiguous block: every further axis multiplies the runs
+  }
+  return runs;
+}
