@@ -411,7 +411,23 @@ export function iterate(v: PyValue, ctx: CallContext): Iterable<PyValue> & Itera
   if (typeof v === "string") return wrap(v[Symbol.iterator]());
   if (v instanceof PyDict) return wrap([...v.entries.values()].map((e) => e[0])[Symbol.iterator]());
   if (v instanceof HostObject && v.iterate) return wrap(v.iterate(ctx));
+  if (v instanceof HostObject && v.getItem && !(v instanceof PyClass || v instanceof PyHostType)) return wrap(sequenceIterator(v, ctx));
   throw new PyException("TypeError", `'${typeName(v)}' object is not iterable`);
+}
+
+/** Python's old sequence protocol: x[0], x[1], ... until IndexError (or len(x) when the object has one). */
+function sequenceIterator(v: HostObject, ctx: CallContext): Iterator<PyValue> {
+  let i = 0;
+  const n = v.len ? v.len(ctx) : Infinity;
+  return {
+    next: () => {
+      if (i >= n) return { done: true, value: undefined };
+      try { return { done: false, value: v.getItem!(i++, ctx) }; } catch (e) {
+        if (e instanceof PyException && e.pyType === "IndexError" && n === Infinity) return { done: true, value: undefined };
+        throw e;
+      }
+    },
+  };
 }
 
 function wrap(it: Iterator<PyValue>): Iterable<PyValue> & Iterator<PyValue> {

@@ -204,6 +204,19 @@ describe("host objects", () => {
     registerNativeModule("probe_types", () => { const m = new PyModule("probe_types"); m.attrs.set("Probe", probeType); m.attrs.set("p", new Probe()); return m; });
     expect(printed("from probe_types import Probe, p\nprint(isinstance(p, Probe), isinstance(3, Probe), isinstance(p, (int, Probe)), type(p).__name__)")).toEqual(["True False True Probe"]);
   });
+  test("a host object with getItem (and len) but no iterate hook iterates by index, as Python's sequence protocol", () => {
+    class Seq extends HostObject {
+      readonly typeName = "Seq";
+      constructor(readonly n: number | null) { super(); }
+      override getItem(k: PyValue): PyValue {
+        if (typeof k !== "number" || k >= 3) throw new PyException("IndexError", "out of range");
+        return k * 10;
+      }
+    }
+    class SizedSeq extends Seq { override len(): number { return 2; } }
+    registerNativeModule("seqs", () => { const m = new PyModule("seqs"); m.attrs.set("s", new Seq(null)); m.attrs.set("t", new SizedSeq(2)); return m; });
+    expect(printed("from seqs import s, t\na, b, c = s\nprint(a, b, c, list(t), 20 in s)")).toEqual(["0 10 20 [0, 10] True"]);
+  });
   test("a GpsimdError thrown by native code passes through untouched", () => {
     const own = new KernelAbortError("E_TEST", "native says no at k (x.py:1:1)");
     registerNativeModule("thrower", () => { const m = new PyModule("thrower"); m.attrs.set("boom", new NativeFunction("boom", () => { throw own; })); return m; });
