@@ -390,8 +390,8 @@ export function contains(container: PyValue, item: PyValue, ctx: CallContext): b
     const m = container.method("__contains__");
     if (m) return truthy(m.call!([item], new Map(), ctx), ctx);
   }
-  if (container instanceof HostObject && container.iterate) {
-    const it = container.iterate(ctx);
+  if (container instanceof HostObject && (container.iterate || container.getItem) && !(container instanceof PyClass || container instanceof PyHostType)) {
+    const it = iterate(container, ctx);
     for (let r = it.next(); !r.done; r = it.next()) if (truthy(compareOp("==", r.value, item, ctx), ctx)) return true;
     return false;
   }
