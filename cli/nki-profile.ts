@@ -26,7 +26,7 @@ export function nkiProfileSummary(call: string, calls: CallTimings[]): string {
     lines.push("", `instance imbalance (slowest / mean): ${(Math.max(...spans) / mean).toFixed(2)}`);
     if (!engines.length) lines.push("instructions per engine: not counted by this version of the NKI machine");
   } else {
-    lines.push("one instance (no grid): no per-instance rows");
+    lines.push(median.grid ? "one thread: the launch ran whole, no per-instance rows (--threads 2 or more for them)" : "one instance (no grid): no per-instance rows");
   }
   return lines.join("\n");
 }

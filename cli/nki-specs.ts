@@ -62,6 +62,9 @@ arguments, each tensor as a typed array of its values (Float32Array for float dt
 value as given, then an array with every tensor argument's sizes, then the keyword arguments as an
 object; it returns the expected output as an array-like of values, or { data, sizes }.
 
+Instances run on one thread unless --threads says otherwise: the checks across instances
+(overlapping stores to a shared output) compare instances that run on the same thread.
+
 options:
   --ref M          the reference module
   --export NAME    the reference function to use
@@ -86,8 +89,9 @@ ${TARGET}
 
 Times --runs calls (after one warm-up call) and prints the wall time of a call on this machine, then,
 for the median call, each instance's wall time and thread (instances run on --threads threads: the
-calling thread is "main"), and the instructions each engine ran when the machine counts them. These
-are measurements on this machine, not an estimate of the device's time.
+calling thread is "main"; with one thread the language runs the launch whole and there are no
+per-instance rows), and the instructions each engine ran when the machine counts them. These are
+measurements on this machine, not an estimate of the device's time.
 
 options:
 ${ARGS}

@@ -8,7 +8,7 @@
 // replayed in instance order, and the error reported is the lowest-numbered
 // failing instance's.
 import { Tensor } from "../../host/device/tensor.js";
-import { GpsimdError, errorFromData } from "../../host/checks/errors.js";
+import { GpsimdError, KernelTimeoutError, errorFromData } from "../../host/checks/errors.js";
 import { output, setOutput } from "../../host/output.js";
 import { instanceAt, instanceCount } from "../spmd/grid.js";
 import { spmdPool, type Job } from "../spmd/pool.js";
@@ -63,7 +63,12 @@ interface Split {
   records: OutputRecord[];
 }
 
-/** Runs a call; blocks until it is done. `timings` asks for per-instance times (the call is then split by instance even on one thread). */
+/**
+ * Runs a call; blocks until it is done; `timings` receives the call's wall time (and per-instance times when
+ * the call was split by instance). On one thread the language runs the whole launch itself, so its checks
+ * across instances (overlapping stores to a shared output) see every instance; split over threads, they see
+ * none across instances: threads: 1 checks them.
+ */
 export function launchSync(target: KernelTarget, call: CallArguments, timings?: (t: CallTimings) => void): NkiResult {
   const t0 = performance.now();
   const deadline = Date.now() + target.options.timeout_ms;
@@ -71,13 +76,18 @@ export function launchSync(target: KernelTarget, call: CallArguments, timings?: 
   const kernel = findKernel(program, target.name);
   const count = target.grid ? instanceCount(target.grid) : 1;
   const threads = needsCallingThread.has(target.src.key) ? 1 : Math.min(target.options.threads, count);
-  if (count === 1 || (threads === 1 && !timings)) {
-    const result = launchKernel(program, kernel, call.args, call.kwargs, { grid: target.grid ?? undefined, deadline, device: target.options.device });
+  if (count === 1 || threads === 1) {
+    let result: ReturnType<typeof launchKernel>;
+    try {
+      result = launchKernel(program, kernel, call.args, call.kwargs, { grid: target.grid ?? undefined, deadline, device: target.options.device });
+    } catch (e) {
+      throw count > 1 ? nameTheInstance(e, target, program, kernel, call) : e;
+    }
     timings?.({ kernel: target.name, grid: target.grid ? [...target.grid] : null, threads: 1, wallMs: performance.now() - t0, instances: [] });
     return resultOf(result.returned, target.name);
   }
   const grid = target.grid!;
-  const first = launchKernel(program, kernel, call.args, call.kwargs, { grid, instance: instanceAt(grid, 0), deadline, device: target.options.device });
+  const first = runFirst(program, kernel, call, grid, deadline, target);
   const firstRow = { index: 0, ids: instanceAt(grid, 0), ms: performance.now() - t0, thread: -1, counts: countsOf(first) };
   const split: Split = { target, program, kernel, call, grid, count, deadline, records: first.outputRecords };
   let rows: CallTimings["instances"];
@@ -112,7 +122,7 @@ export async function launchAsync(target: KernelTarget, call: CallArguments): Pr
   const program = programOf(target.src);
   const kernel = findKernel(program, target.name);
   const grid = target.grid!;
-  const first = launchKernel(program, kernel, call.args, call.kwargs, { grid, instance: instanceAt(grid, 0), deadline, device: target.options.device });
+  const first = runFirst(program, kernel, call, grid, deadline, target);
   const split: Split = { target, program, kernel, call, grid, count, deadline, records: first.outputRecords };
   const pinned = [...first.outputRecords.map((r) => r.tensor)];
   for (const t of pinned) t.pin();
@@ -133,6 +143,44 @@ export async function launchAsync(target: KernelTarget, call: CallArguments): Pr
   }
   finishLaunch(target.name, split.records);
   return resultOf(first.returned, target.name);
+}
+
+/** Instance 0 on this thread: it allocates the shared outputs the other instances write. */
+function runFirst(program: Program, kernel: KernelFunction, call: CallArguments, grid: readonly number[], deadline: number, target: KernelTarget): ReturnType<typeof launchKernel> {
+  try {
+    return launchKernel(program, kernel, call.args, call.kwargs, { grid, instance: instanceAt(grid, 0), deadline, device: target.options.device });
+  } catch (e) {
+    throw withInstance(e, target, 0);
+  }
+}
+
+/**
+ * The error of a whole launch, naming the instance that failed. Errors of the machine's checks name it
+ * already; a Python exception (an assert, a TypeError) does not, so the launch runs again instance by
+ * instance, on this thread and in order, and the first instance that fails gives the error (the same
+ * error, when the kernel computes the same thing twice). A timeout or an error of the launch as a whole
+ * (UnwrittenOutputError) is returned as it is.
+ */
+function nameTheInstance(error: unknown, target: KernelTarget, program: Program, kernel: KernelFunction, call: CallArguments): unknown {
+  if (!(error instanceof GpsimdError) || error.details.instance !== undefined || error instanceof KernelTimeoutError || !target.grid) return error;
+  const grid = target.grid;
+  const deadline = Date.now() + target.options.timeout_ms;
+  let records: OutputRecord[] = [];
+  const quiet = setOutput({ printf: () => undefined, warn: () => undefined }); // it printed the first time
+  try {
+    for (let index = 0; index < instanceCount(grid); index++) {
+      try {
+        const r = launchKernel(program, kernel, call.args, call.kwargs, { grid, instance: instanceAt(grid, index), outputs: records, deadline, device: target.options.device });
+        if (index === 0) records = r.outputRecords;
+      } catch (again) {
+        return again instanceof GpsimdError && again.code === error.code ? withInstance(again, target, index) : error;
+      }
+    }
+    return error;
+  } finally {
+    quiet();
+    try { finishLaunch(target.name, records); } catch { /* only the first run's error is reported */ }
+  }
 }
 
 function postJob(s: Split, threads: number): Job {

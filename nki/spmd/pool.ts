@@ -3,7 +3,8 @@
 // over the one device memory. Threads start at the first grid launch that
 // needs them and stay (unref'd: they never keep the process alive). A job's
 // instances are claimed from a shared counter; the calling thread claims too
-// when it waits anyway. A thread that dies during a job is WorkerCrashError;
+// when it waits anyway, and a thread still starting up is not waited for. A
+// thread that dies during a job, or cannot start, is WorkerCrashError;
 // one that does not answer by the deadline (plus a grace period) is stopped
 // and the call fails with KernelTimeoutError. Either way the threads are
 // rebuilt for the next call.
@@ -13,7 +14,7 @@ import { hbm } from "../../host/device/hbm.js";
 import { KernelTimeoutError, WorkerCrashError } from "../../host/checks/errors.js";
 import { engineModuleForThreads, allocateThreadResources, releaseThreadResources, type ThreadResources } from "./thread-resources.js";
 import {
-  J_DONE, J_CRASHED, J_CLAIM, J_FAILED_AT, JOB_CONTROL_WORDS, NONE_FAILED, START_BLOCK_BYTES, START_FAILED, STARTED, startFailure,
+  J_RUNNING, J_CRASHED, J_CLAIM, J_FAILED_AT, JOB_CONTROL_WORDS, NONE_FAILED, START_BLOCK_BYTES, START_FAILED, STARTED, startFailure,
   type JobMessage, type DoneMessage, type WorkerInit,
 } from "./protocol.js";
 
@@ -38,6 +39,7 @@ export interface Job {
 
 export class SpmdPool {
   private threads: PoolThread[] = [];
+  private seq = 0;
 
   /** Threads running now. */
   get size(): number { return this.threads.length; }
@@ -61,42 +63,59 @@ export class SpmdPool {
   }
 
   /** Posts a job's instances [first, count) to `n` threads; returns the job to run beside and wait for. */
-  post(message: Omit<JobMessage, "type" | "control">, first: number, n: number): Job {
+  post(message: Omit<JobMessage, "type" | "control" | "seq">, first: number, n: number): Job {
     this.ensure(n);
     const buffer = new SharedArrayBuffer(JOB_CONTROL_WORDS * 4);
     const control = new Int32Array(buffer);
     control[J_CLAIM] = first;
     control[J_FAILED_AT] = NONE_FAILED;
-    const full: JobMessage = { ...message, type: "job", control: buffer };
+    const full: JobMessage = { ...message, type: "job", seq: ++this.seq, control: buffer };
     const threads = this.threads.slice(0, n);
     for (const t of threads) t.port.postMessage(full);
     return { control, threads, message: full };
   }
 
-  /** Blocks until every thread of the job has answered; throws WorkerCrashError or KernelTimeoutError (and rebuilds the threads). */
-  waitSync(job: Job): DoneMessage[] {
+  /** How many threads run the job now, or -1 when it is over: every instance claimed (or one failed) and no thread running. */
+  private running(job: Job): number {
     const c = job.control;
-    for (;;) {
-      const done = Atomics.load(c, J_DONE);
-      if (done >= job.threads.length) break;
+    // Claims happen after a thread counts itself running: read the claims first.
+    const claimedAll = Atomics.load(c, J_CLAIM) >= job.message.count || Atomics.load(c, J_FAILED_AT) !== NONE_FAILED;
+    const running = Atomics.load(c, J_RUNNING);
+    return claimedAll && running === 0 ? -1 : running;
+  }
+
+  private waitMs(job: Job): number {
+    return Math.max(1, Math.min(POLL_MS, job.message.deadline + STOP_GRACE_MS - Date.now()));
+  }
+
+  /** Blocks until the job is over; throws WorkerCrashError or KernelTimeoutError (and rebuilds the threads). */
+  waitSync(job: Job): DoneMessage[] {
+    for (let running = this.running(job); running >= 0; running = this.running(job)) {
       this.checkAlive(job);
-      Atomics.wait(c, J_DONE, done, Math.max(1, Math.min(POLL_MS, job.message.deadline + STOP_GRACE_MS - Date.now())));
+      Atomics.wait(job.control, J_RUNNING, running, this.waitMs(job));
     }
+    this.checkStarts(job);
     return this.collect(job);
   }
 
   /** As waitSync, without blocking the event loop. */
   async wait(job: Job): Promise<DoneMessage[]> {
-    const c = job.control;
-    for (;;) {
-      const done = Atomics.load(c, J_DONE);
-      if (done >= job.threads.length) break;
+    for (let running = this.running(job); running >= 0; running = this.running(job)) {
       this.checkAlive(job);
-      const timeout = Math.max(1, Math.min(POLL_MS, job.message.deadline + STOP_GRACE_MS - Date.now()));
-      const waiting = Atomics.waitAsync(c, J_DONE, done, timeout);
+      const waiting = Atomics.waitAsync(job.control, J_RUNNING, running, this.waitMs(job));
       if (waiting.async) await waiting.value;
     }
+    this.checkStarts(job);
     return this.collect(job);
+  }
+
+  /** A thread that could not start is an error even when the others did its share. */
+  private checkStarts(job: Job): void {
+    const failed = job.threads.find((t) => Atomics.load(new Int32Array(t.started), 0) === START_FAILED);
+    if (!failed) return;
+    const why = startFailure(failed.started);
+    this.reset();
+    throw new WorkerCrashError("E_WORKER_START", `an NKI worker thread could not start (running ${job.message.kernel}): ${why}`, { details: { kernel: job.message.kernel, file: job.message.file } });
   }
 
   /** Throws (after stopping the threads) when a thread of the job died or the job ran past its deadline and grace. */
@@ -106,12 +125,7 @@ export class SpmdPool {
       this.reset();
       throw new WorkerCrashError("E_WORKER_CRASH", `NKI worker thread ${crashed - 1} died while running ${job.message.kernel} (${job.message.file}); the call failed and the threads were restarted`, { details: { kernel: job.message.kernel, file: job.message.file, thread: crashed - 1 } });
     }
-    const failed = job.threads.find((t) => Atomics.load(new Int32Array(t.started), 0) === START_FAILED);
-    if (failed) {
-      const why = startFailure(failed.started);
-      this.reset();
-      throw new WorkerCrashError("E_WORKER_START", `an NKI worker thread could not start (running ${job.message.kernel}): ${why}`, { details: { kernel: job.message.kernel, file: job.message.file } });
-    }
+    this.checkStarts(job);
     if (Date.now() > job.message.deadline + STOP_GRACE_MS) {
       const neverStarted = job.threads.filter((t) => Atomics.load(new Int32Array(t.started), 0) !== STARTED).length;
       this.reset();
@@ -121,12 +135,14 @@ export class SpmdPool {
     }
   }
 
-  /** The threads' answers (each posted before it counted itself done). */
+  /** The job's answers (each posted before its thread counted itself out); late answers to earlier jobs are dropped. */
   private collect(job: Job): DoneMessage[] {
     const answers: DoneMessage[] = [];
     for (const t of job.threads) {
-      // Earlier jobs' answers were all read; anything else queued is this job's.
-      for (let got = receiveMessageOnPort(t.port); got; got = receiveMessageOnPort(t.port)) answers.push(got.message as DoneMessage);
+      for (let got = receiveMessageOnPort(t.port); got; got = receiveMessageOnPort(t.port)) {
+        const answer = got.message as DoneMessage;
+        if (answer.seq === job.message.seq) answers.push(answer);
+      }
     }
     return answers;
   }

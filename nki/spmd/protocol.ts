@@ -1,8 +1,11 @@
 // What the calling thread and the SPMD worker threads say to each other. A
 // job is posted to each worker; instances are claimed from a shared counter,
-// so any number of threads runs the same instances; each worker answers with
-// a message, then counts itself done in the job's control words and wakes the
-// caller. Tensors never move: they are described by their device address.
+// so any number of threads runs the same instances, and a thread still
+// starting when the others have claimed them all runs none. A worker counts
+// itself in J_RUNNING before it claims, answers with a message, then counts
+// itself out and wakes the caller: the job is over when every instance was
+// claimed (or one failed) and no thread is running. Tensors never move: they
+// are described by their device address.
 import type { ErrorData } from "../../host/checks/errors.js";
 import type { ThreadResources } from "./thread-resources.js";
 import type { SourceSite } from "../python/values.js";
@@ -10,7 +13,7 @@ import type { SourceSite } from "../python/values.js";
 /** Words of a job's control block (Int32Array over a SharedArrayBuffer). */
 export const J_CLAIM = 0;       // next instance number to claim
 export const J_FAILED_AT = 1;   // lowest instance number that failed (INT32_MAX when none): later ones are not started
-export const J_DONE = 2;        // workers that have answered
+export const J_RUNNING = 2;     // threads inside the job's claim loop (a thread that has not started yet claims nothing)
 export const J_CRASHED = 3;     // 1 + index of a worker whose thread died during the job, else 0
 export const JOB_CONTROL_WORDS = 4;
 export const NONE_FAILED = 0x7fffffff;
@@ -58,6 +61,8 @@ export interface WorkerInit {
 /** One launch's share of work, posted to every participating worker. */
 export interface JobMessage {
   type: "job";
+  /** Numbers the jobs: an answer that arrives after its job ended (a thread that started late) is told apart. */
+  seq: number;
   control: SharedArrayBuffer;
   /** The kernel file's name (what errors show) and the exact source the caller loaded. */
   file: string;
@@ -88,6 +93,7 @@ export interface InstanceReport {
 /** A worker's answer to a job. */
 export interface DoneMessage {
   type: "done";
+  seq: number;
   worker: number;
   ran: InstanceReport[];
   /** The instance that failed and its error (the worker stops claiming after it). */

@@ -2,15 +2,15 @@
 // job loads the kernel's program (once per source text), claims instances
 // from the job's counter and runs each with the outputs instance 0 allocated,
 // over the arenas the main thread set aside for it. It answers every job with
-// one message, then counts itself done; if the thread dies mid-job, its exit
-// handler marks the job crashed so the caller does not wait for it.
+// one message (see protocol.ts for when a job is over); if the thread dies
+// mid-job, its exit handler marks the job crashed so the caller does not wait.
 import { workerData, type MessagePort } from "node:worker_threads";
 import { adoptDeviceMemory } from "../../host/device/hbm.js";
 import { errorToData } from "../../host/checks/errors.js";
 import { setOutput } from "../../host/output.js";
 import { instanceAt } from "./grid.js";
 import { fromWire, outputRecord } from "./wire.js";
-import { J_CLAIM, J_FAILED_AT, J_DONE, J_CRASHED, STARTED, reportStartFailure, type JobMessage, type DoneMessage, type InstanceReport, type WorkerInit } from "./protocol.js";
+import { J_CLAIM, J_FAILED_AT, J_RUNNING, J_CRASHED, STARTED, reportStartFailure, type JobMessage, type DoneMessage, type InstanceReport, type WorkerInit } from "./protocol.js";
 import { prepareThread } from "./thread-resources.js";
 import { programOf, sourceFromText } from "../host/programs.js";
 import { findKernel, launchKernel, countsOf } from "../host/runtime.js";
@@ -29,7 +29,7 @@ let current: Int32Array | null = null;
 process.on("exit", () => {
   if (!current) return;
   Atomics.store(current, J_CRASHED, init.index + 1);
-  Atomics.notify(current, J_DONE);
+  Atomics.notify(current, J_RUNNING);
 });
 
 /** Lowers the job's failed-at mark to `index` (instances after it are not started). */
@@ -39,7 +39,7 @@ function markFailed(c: Int32Array, index: number): void {
 
 function runJob(job: JobMessage): DoneMessage {
   const c = new Int32Array(job.control);
-  const answer: DoneMessage = { type: "done", worker: init.index, ran: [] };
+  const answer: DoneMessage = { type: "done", seq: job.seq, worker: init.index, ran: [] };
   let printed = "";
   const restore = setOutput({ printf: (text) => { printed += text; }, warn: (text) => { printed += `gpsimd warning: ${text}\n`; } });
   let index = -1;
@@ -73,11 +73,12 @@ function runJob(job: JobMessage): DoneMessage {
 
 init.port.on("message", (job: JobMessage) => {
   const c = new Int32Array(job.control);
+  Atomics.add(c, J_RUNNING, 1);
   current = c;
   const answer = runJob(job);
   init.port.postMessage(answer);
   current = null;
-  Atomics.add(c, J_DONE, 1);
-  Atomics.notify(c, J_DONE);
+  Atomics.sub(c, J_RUNNING, 1);
+  Atomics.notify(c, J_RUNNING);
 });
 Atomics.store(new Int32Array(init.started), 0, STARTED);

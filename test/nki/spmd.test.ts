@@ -47,14 +47,21 @@ def spin(x):
 `;
 
 describe("a grid on several threads", () => {
-  it("gives the same bytes on 1, 2 and 4 threads as plain TypeScript addition", () => {
-    const a = randn([512, 1024], { seed: 7 }), b = randn([512, 1024], { seed: 8 });
+  it("gives the same bytes on 1, 2 and 4 threads as plain TypeScript addition, worker threads taking part", async () => {
+    const a = randn([1024, 1024], { seed: 7 }), b = randn([1024, 1024], { seed: 8 });
     const want = Buffer.from(plainAdd(a, b).buffer);
     for (const threads of [1, 2, 4]) {
-      const add = nki.load(ADD, "nki_tensor_add_kernel_", { threads });
-      const c = add.grid(4, 2)(a, b) as Tensor;
-      expect(bytesOf(c).equals(want), `threads ${threads}`).toBe(true);
-      c.dispose();
+      const launcher = nki.load(ADD, "nki_tensor_add_kernel_", { threads }).grid(8, 2);
+      // A thread still starting, or slow to wake, runs none of the instances the calling thread claimed first: call until one took part.
+      let workersRan = 0;
+      for (let call = 0; call < 30 && (call === 0 || (threads > 1 && workersRan === 0)); call++) {
+        if (call > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        const c = launcher(a, b) as Tensor;
+        expect(bytesOf(c).equals(want), `threads ${threads}, call ${call}`).toBe(true);
+        c.dispose();
+        workersRan += launcher.lastTimings?.instances.filter((i) => i.thread >= 0).length ?? 0;
+      }
+      expect(workersRan > 0, `threads ${threads}: instances run on worker threads`).toBe(threads > 1);
     }
   });
 
