@@ -178,6 +178,20 @@ describe("conversions", () => {
     });
   }
 
+  it("contiguous copies of one dtype, apart or overlapping (as memmove)", () => {
+    for (const dtype of [D.F32, D.BF16, D.I8, D.F64]) {
+      const a = operand(dtype, [3, 37]), out = operand(dtype, [3, 37]);
+      fillWith(a, (_, k) => k - 50);
+      e.copy(out, a);
+      expectElements(out, (i) => get(a, i));
+      const n = 111, buf = operand(dtype, [n]);
+      fillWith(buf, (_, k) => k);
+      const view = (start: number, len: number): Operand => ({ ...buf, addr: buf.addr + start * [4, 2, 2, 4, 1, 8, 2, 1, 4, 2, 8][dtype]!, shape: [len] });
+      e.copy(view(5, 100), view(0, 100)); // forwards over itself
+      expectElements(buf, ([k]) => (k! < 5 || k! >= 105 ? k! : k! - 5));
+    }
+  });
+
   it("contiguous f32 -> bf16 -> f32 rows (the fast paths) round to nearest even", () => {
     const r = rng(11);
     const a = operand(D.F32, [64, 130]), h = operand(D.BF16, [64, 130]), back = operand(D.F32, [64, 130]);
