@@ -22,7 +22,7 @@ import {
 import { delAttribute, getAttribute, setAttribute } from "./methods.js";
 import { formatValue, pyRepr, pyStr } from "./format.js";
 import { builtinNamespace } from "./builtins.js";
-import { recordTraceback } from "./python-errors.js";
+import { hasTraceback, recordTraceback } from "./python-errors.js";
 import { runGeneratorBody, type GeneratorHost } from "./generator.js";
 import { BREAK, CONTINUE, NORMAL, RETURN, type Completion } from "./completion.js";
 
@@ -166,7 +166,8 @@ export class Interpreter implements FunctionRunner {
   /** Gives an exception without a site the site of node; maps a JS stack overflow to RecursionError. */
   private located(e: unknown, node: { line: number; column: number }): unknown {
     if (e instanceof PyException) {
-      if (!e.site) { e.site = this.site(node); recordTraceback(e, [...this.callSites, e.site]); }
+      if (!e.site) e.site = this.site(node);
+      if (!hasTraceback(e)) recordTraceback(e, [...this.callSites, e.site]);
       return e;
     }
     if (e instanceof RangeError && /call stack/i.test(e.message)) {

@@ -13,6 +13,8 @@ export function recordTraceback(e: PyException, frames: readonly SourceSite[]): 
   if (!tracebacks.has(e)) tracebacks.set(e, frames);
 }
 
+export function hasTraceback(e: PyException): boolean { return tracebacks.has(e); }
+
 function sourceLine(site: SourceSite): string | undefined {
   const src = sourceOf(site.file);
   return src?.split("\n")[site.line - 1]?.trim();
