@@ -15,6 +15,7 @@ import { empty, zeros, ones, full, eye, fill_ } from "./factories";
 import { CTX } from "./core";
 import { CTX_PRINTF_ARGS, CTX_STAT_PRINTF_CALLS, CTX_HEAP_BASE, CTX_HEAP_END, PF_TAG_STRING, PF_TAG_INT, PF_TAG_UINT, PF_TAG_FLOAT } from "./layout";
 import { host_printf } from "./bindings/host";
+import { OBJECT_OVERHEAD } from "rt/common";
 import * as ops from "./tensor-ops";
 
 // @ts-ignore: decorator
@@ -70,19 +71,34 @@ export function gpsimd_row_next(handle: usize, i: i64): usize {
   return changetype<usize>(changetype<Row2<f32>>(handle)[i]);
 }
 
-// Printf: the C side writes the argument records (strings as C addresses); the format is a C string.
+// Printf: the C side writes the argument records (strings as C addresses); the format is a C string. The strings
+// are decoded onto the kernel heap for the host, which copies the formatted line into the ring; they are given back
+// right after (newest first, as the heap takes blocks back), so printing never fills the heap: the ring, whose
+// oldest lines are overwritten, is all that printing keeps.
 export function gpsimd_printf(fmt: usize, fmtBytes: i32, nargs: i32): void {
+  const decoded = new StaticArray<usize>(9);
+  let count = 0;
   for (let i = 0; i < nargs; i++) {
     const rec = CTX + CTX_PRINTF_ARGS + <usize>(i << 4);
     if (load<i32>(rec) == PF_TAG_STRING) {
       const p = <usize>load<u32>(rec, 8);
       let n: usize = 0;
       while (load<u8>(p + n) != 0) n++;
-      store<u32>(rec, <u32>changetype<usize>(String.UTF8.decodeUnsafe(p, n)), 8);
+      const s = changetype<usize>(String.UTF8.decodeUnsafe(p, n));
+      unchecked(decoded[count++] = s);
+      store<u32>(rec, <u32>s, 8);
     }
   }
   store<f64>(CTX, load<f64>(CTX, CTX_STAT_PRINTF_CALLS) + 1, CTX_STAT_PRINTF_CALLS);
-  host_printf(changetype<usize>(String.UTF8.decodeUnsafe(fmt, <usize>fmtBytes)), CTX + CTX_PRINTF_ARGS, nargs);
+  const format = changetype<usize>(String.UTF8.decodeUnsafe(fmt, <usize>fmtBytes));
+  unchecked(decoded[count++] = format);
+  host_printf(format, CTX + CTX_PRINTF_ARGS, nargs);
+  const heapBase = <usize>load<u32>(CTX, CTX_HEAP_BASE), heapEnd = <usize>load<u32>(CTX, CTX_HEAP_END);
+  for (let i = count - 1; i >= 0; i--) {
+    const s = unchecked(decoded[i]);
+    if (s >= heapBase && s < heapEnd) __free(s - OBJECT_OVERHEAD); // "" is a static string, not a heap block
+  }
+  __free(changetype<usize>(decoded) - OBJECT_OVERHEAD);
 }
 /** Where the C side writes printf's argument records (16 bytes each: tag, then the value at +8). */
 export function gpsimd_printf_args(): usize { return CTX + CTX_PRINTF_ARGS; }

@@ -118,7 +118,15 @@ function nonFinite(x: number, upper: boolean): string | null {
   return null;
 }
 
-/** Formats fmt with args like C's printf. */
+/**
+ * The most characters of one call that can be seen: the device's printf ring is at most 128 KB and keeps the last
+ * bytes written (API.md). A width or zero-padding precision beyond it only adds padding that would scroll out, so it
+ * is cut to this many characters more than the value's own: the ring's tail is the same, and a call with a width of
+ * 3e8 takes no longer than any other.
+ */
+export const PRINTF_VISIBLE_CHARS = 128 * 1024;
+
+/** Formats fmt with args like C's printf (padding bounded: PRINTF_VISIBLE_CHARS). */
 export function formatPrintf(fmt: string, args: PrintfArg[]): string {
   let next = 0;
   const take = () => args[next++];
@@ -128,7 +136,9 @@ export function formatPrintf(fmt: string, args: PrintfArg[]): string {
     let w = width === "*" ? Number(asBigInt(take())) : width ? Number(width) : 0;
     const leftAlign = left || w < 0;
     w = Math.abs(w);
-    const precision = prec === undefined ? undefined : prec === "*" ? Number(asBigInt(take())) : Number(prec || 0);
+    const givenPrecision = prec === undefined ? undefined : prec === "*" ? Number(asBigInt(take())) : Number(prec || 0);
+    // A negative precision from '*' means none, as in C; a huge one only pads integers with zeros (bounded like w).
+    const precision = givenPrecision === undefined || givenPrecision < 0 ? undefined : Math.min(givenPrecision, PRINTF_VISIBLE_CHARS + 64);
     const arg = take();
     let body: string;
     let sign = "";
@@ -174,6 +184,7 @@ export function formatPrintf(fmt: string, args: PrintfArg[]): string {
       }
     }
     const text = sign + body;
+    w = Math.min(w, text.length + PRINTF_VISIBLE_CHARS);
     if (text.length >= w) return text;
     if (leftAlign) return text.padEnd(w, " ");
     if (zero && numeric && (precision === undefined || !"diuxXo".includes(conv))) {

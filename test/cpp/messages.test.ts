@@ -4,7 +4,7 @@
 // to load is a user error (exit 2) naming the file.
 import { describe, it, expect, afterAll } from "vitest";
 import { custom_op, ops, tensor, shutdown, kBFloat16, ArgumentError, DTypeMismatchError, TensorRangeError, type Library } from "gpsimd";
-import { fixturePath, TEST_BUILD_DIR, expectGpsimdError } from "../helpers.js";
+import { fixturePath, TEST_BUILD_DIR, expectGpsimdError, captureOutput } from "../helpers.js";
 import { loadReference } from "../../dist/cli/reference.js";
 import { CommandError, EXIT } from "../../dist/cli/options.js";
 
@@ -40,6 +40,26 @@ describe("C++ words in C++ kernels' messages", () => {
     ]);
     expect(e.details).toMatchObject({ offset: 3, failedCores: [0, 1, 2, 3, 4, 5, 6, 7] });
     expect(e.message).not.toContain("also:");
+  });
+});
+
+describe("C++ printf is the device's ring", () => {
+  it("131,072 printf calls with a string argument print (the ring keeps the last lines), never filling the kernel heap", () => {
+    const n = 131_072;
+    const { result, printf } = captureOutput(() => ops.cpp_messages.print_many(tensor([1, 2]), n, 0));
+    expect(result.tolist()).toEqual([1, 2]);
+    const text = printf.join("");
+    expect(text).toContain(`core 0: line ${n - 1} of print_many\n`);
+    expect(text).not.toContain("core 0: line 0 of print_many\n"); // overwritten: the ring keeps the newest
+  });
+
+  it("a width of 3e8 prints what the ring can show, in no time", () => {
+    const start = performance.now();
+    const { printf } = captureOutput(() => ops.cpp_messages.print_many(tensor([1]), 0, 300_000_000));
+    expect(performance.now() - start).toBeLessThan(5000);
+    const text = printf.join("");
+    expect(text).toMatch(/ {1000}7\|\n/);
+    expect(text.length).toBeLessThan(300_000);
   });
 });
 
