@@ -56,10 +56,9 @@ function summarise(group: readonly InstructionEvent[]): NkiInstruction {
       else a.region.lo.forEach((l, d) => { w.lo[d] = Math.min(w.lo[d], l); w.hi[d] = Math.max(w.hi[d], a.region.hi[d]); });
     }
     if (a.kind !== "write" && !a.storage.isHbm) read.add(a.storage);
-    if (engine === "DMA" && a.kind !== "read") {
-      const elements = a.shape.reduce((p, q) => p * q, 1);
-      dmaBytes += elements * a.storage.dtype.bytes;
-      dmaBuffers += contiguousRuns(a);
+    if (engine === "DMA") {
+      if (a.kind !== "read") dmaBytes += a.shape.reduce((p, q) => p * q, 1) * a.storage.dtype.bytes;
+      dmaBuffers = Math.max(dmaBuffers, contiguousRuns(a));
     }
   }
   let free = 0;
@@ -72,13 +71,18 @@ function summarise(group: readonly InstructionEvent[]): NkiInstruction {
   return { engine, name: first.name, free, inputs: read.size, fp32Matmul, dmaBytes, dmaBuffers, site: first.site, accesses, run: first.run };
 }
 
-/** Contiguous runs of an access (its DMA buffers): the product of its axes outside the innermost contiguous block. */
+/**
+ * Contiguous runs of an access (its DMA buffers): in HBM, the product of the axes outside the innermost
+ * contiguous block; in SBUF/PSUM every partition is a run of its own (trainium_inferentia2_arch.rst:
+ * "at least tensor.shape[0] different DMA buffers"), times the runs of its free axes.
+ */
 function contiguousRuns(a: Access): number {
+  const onChip = !a.storage.isHbm;
   let runs = 1, inner = 1;
   for (let k = a.shape.length - 1; k >= 0; k--) {
     const n = a.shape[k];
     if (n <= 1 || a.strides[k] === 0) continue;
-    if (a.strides[k] === inner) { inner *= n; continue; }
+    if (a.strides[k] === inner && !(onChip && k === 0)) { inner *= n; continue; }
     runs *= n;
     inner = Number.NaN; // past the contiguous block: every further axis multiplies the runs
   }
