@@ -89,9 +89,9 @@ export interface PyLaunchOptions {
   arenas?: Arenas;
 }
 
-let onLaunchEnd: (launch: KernelLaunch) => void = () => {};
-/** Who learns of each finished outermost launch (run.ts records its outputs). */
-export function setLaunchListener(f: (launch: KernelLaunch) => void): void { onLaunchEnd = f; }
+let onLaunchEnd: (launch: KernelLaunch, outermost: boolean) => void = () => {};
+/** Who learns of each finished launch, before it frees anything (run.ts records the outputs). */
+export function setLaunchListener(f: (launch: KernelLaunch, outermost: boolean) => void): void { onLaunchEnd = f; }
 
 let defaultLaunchOptions: PyLaunchOptions = {};
 /** Options for the launch the TypeScript caller starts (through program.call). */
@@ -123,7 +123,7 @@ export function launchPython(kernel: KernelFunction, args: PyValue[], kwargs: Ma
       }
     }
     if (!partial) launch.checkOutputsWritten();
-    if (outermost) onLaunchEnd(launch);
+    onLaunchEnd(launch, outermost);
     return { returned, launch };
   } finally {
     depth--;

@@ -101,7 +101,9 @@ export function launchKernel(program: Program, kernel: KernelFunction, args: unk
 
 let lastRecords: OutputRecord[] = [];
 // The outputs of the outermost launch (recorded before it frees anything).
-setLaunchListener((launch) => { lastRecords = launch.outputRecords(); });
+// The outputs of the launch started from TypeScript, and of the kernels a Python caller launched in it
+// (nki_tensor_add launching nki_tensor_add_kernel_[2, 2]), in the order they ended.
+setLaunchListener((launch) => { lastRecords.push(...launch.outputRecords()); });
 
 /** The names of the program's kernels (@nki.jit and kin). */
 export function kernelNames(program: Program): string[] {

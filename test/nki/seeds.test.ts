@@ -40,6 +40,7 @@ describe("tensor_add.py (nki_tensor_add_kernel_ on an SPMD grid)", () => {
     const av = values(256 * 1024, 3), bv = values(256 * 1024, 4);
     const a = tensor(av, [256, 1024], "float32"), b = tensor(bv, [256, 1024], "float32");
     const r = launchKernel(program, findKernel(program, "nki_tensor_add"), [a, b]);
+    expect(r.outputs).toEqual([r.returned]); // the output the kernel it launched made
     const c = (r.returned as Tensor).data() as Float32Array;
     expect(c[0]).toBe(Math.fround(av[0] + bv[0]));
     expect(c[256 * 1024 - 1]).toBe(Math.fround(av[256 * 1024 - 1] + bv[256 * 1024 - 1]));
