@@ -33,6 +33,21 @@ def tiles(x, fail_a, fail_b):
     return out
 `;
 
+/** Each instance goes through a private_hbm scratch tensor, which only the calling thread can allocate. */
+const PRIVATE_SCRATCH = `
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def scratchy(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    i = nl.program_id(0)
+    tmp = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.private_hbm)
+    nl.store(tmp, value=nl.load(x[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]]))
+    nl.store(out[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]], value=nl.load(tmp))
+    return out
+`;
+
 const RUNAWAY = `
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
@@ -106,6 +121,23 @@ describe("a grid on several threads", () => {
     expect(pending).toBeInstanceOf(Promise);
     const c = await pending as Tensor;
     expect(bytesOf(c).equals(Buffer.from(plainAdd(a, b).buffer))).toBe(true);
+  });
+
+  it("runs instances that allocate private_hbm on the calling thread once a worker thread could not", async () => {
+    const x = randn([8 * 128, 64], { seed: 13 });
+    const launcher = nki.loadSource(PRIVATE_SCRATCH, { file: "scratchy.py", kernel: "scratchy", threads: 2 }).grid(8);
+    let fellBack = false;
+    for (let call = 0; call < 30 && !fellBack; call++) {
+      if (call > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      const y = launcher(x) as Tensor;
+      expect(bytesOf(y).equals(bytesOf(x)), `call ${call}`).toBe(true);
+      fellBack = launcher.lastTimings?.threads === 1;
+    }
+    // Once a worker tried, later calls stay on the calling thread (they run as one launch).
+    if (fellBack) {
+      expect(bytesOf(launcher(x) as Tensor).equals(bytesOf(x))).toBe(true);
+      expect(launcher.lastTimings?.instances).toEqual([]);
+    }
   });
 
   it("stops a runaway kernel at its timeout with KernelTimeoutError, on one thread and on several", () => {
