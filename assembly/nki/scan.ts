@@ -1,9 +1,9 @@
 // tensor_tensor_scan along the innermost dimension, row by row:
 //   r[0] = op1(op0(d0[0], initial), d1[0]);  r[i] = op1(op0(d0[i], r[i-1]), d1[i])
 // in float32 as the Vector Engine does: each operation's result is rounded to float32. Slots: 0 out,
-// 1 data0, 2 data1, 3 initial (a scalar, or an operand with stride 0 along the row).
+// 1 data0, 2 data1 (an operand or a scalar), 3 initial (a scalar, or an operand with stride 0 along the row).
 import { CHUNK, F_DTYPE, F_SCALAR, IDX, ROWS, buf, param, shapeAt, slot, strideAt } from "./layout";
-import { elementBytes, loadF64, readF64, storeF64 } from "./dtypes";
+import { elementBytes, fillF64, loadF64, readF64, storeF64 } from "./dtypes";
 import { binaryF64 } from "./float-ops";
 import { rowCount, resetIdx, advanceIdx, recordRows } from "./walk";
 
@@ -43,6 +43,7 @@ export function scan(s: usize, code0: i32, code1: i32): void {
 
 function loadRow(s: usize, k: i32, dst: usize, c: i32, m: i32): void {
   const sl = slot(s, k);
+  if (load<i32>(sl + F_SCALAR)) { fillF64(dst, param(s, k), m); return; }
   const dtype = load<i32>(sl + F_DTYPE);
   const stride = <isize>strideAt(sl, 5) * elementBytes(dtype);
   loadF64(dst, <usize>(<isize>load<u32>(s + ROWS + (<usize>k << 2)) + <isize>c * stride), stride, dtype, m);

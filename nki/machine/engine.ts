@@ -241,9 +241,10 @@ export class TileEngine {
   /**
    * tensor_tensor_scan along the last axis, in float32 (each operation rounded):
    * out[..., i] = op1(op0(data0[..., i], out[..., i-1]), data1[..., i]), with initial (a number or a [..., 1]
-   * operand) before the first element. Reversed operands: rsub / rdivide.
+   * operand) before the first element. Reversed operands: rsub / rdivide. data1 may be a number
+   * (tensor_scalar_cumulative is tensorScalar(t, src, op0, imm0) then scan(out, t, 1, reg, op1, "multiply")).
    */
-  scan(out: Operand, data0: Operand, data1: Operand, initial: number | Operand, op0: BinaryOp, op1: BinaryOp): UninitRead | null {
+  scan(out: Operand, data0: Operand, data1: Operand | number, initial: number | Operand, op0: BinaryOp, op1: BinaryOp): UninitRead | null {
     const c0 = code(BINARY_CODES, op0, "scan operation"), c1 = code(BINARY_CODES, op1, "scan operation");
     const inputs: (Operand | number)[] = [data0, data1, initial];
     if (checkOperand(out, "scan output") === 0) return null;
@@ -256,10 +257,11 @@ export class TileEngine {
     const walk = collapseKeepingLast(shape, [out.strides, ...walked.map((r) => r.strides)]);
     this.views();
     this.writeSlot(0, out, walk.shape, walk.strides[0]!);
-    this.writeSlot(1, data0, walk.shape, walk.strides[1]!);
-    this.writeSlot(2, data1, walk.shape, walk.strides[2]!);
-    if (typeof initial === "number") this.writeScalar(3, Math.fround(checkScalar(initial, "scan initial value")));
-    else this.writeSlot(3, initial, walk.shape, walk.strides[3]!);
+    let w = 1;
+    [data0, data1, initial].forEach((x, i) => {
+      if (typeof x === "number") this.writeScalar(i + 1, Math.fround(checkScalar(x, `scan input ${i}`)));
+      else this.writeSlot(i + 1, x, walk.shape, walk.strides[w++]!);
+    });
     this.exports.scan(this.scratch, c0, c1);
     return null;
   }

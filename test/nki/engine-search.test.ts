@@ -28,6 +28,11 @@ describe("scan", () => {
     };
     expect(e.scan(out, d0, d1, 0.1, "add", "add")).toBeNull();
     check((x, p) => x + p, (t, y) => t + y, () => 0.1, out);
+    // tensor_scalar_cumulative's form: op0 with an immediate first, then the running op1 (data1 a number)
+    const t = operand(D.F32, shape);
+    e.tensorScalar(t, d0, "multiply", 3);
+    e.scan(out, t, 1, init, "maximum", "multiply");
+    check((x, p) => Math.max(x * Math.fround(3), p), (u) => u, ([a, b]) => get(init, [a!, b!, 0]), out);
     const out16 = operand(D.BF16, shape);
     e.scan(out16, d0, d1, init, "multiply", "rsub");
     check((x, p) => x * p, (t, y) => y - t, ([a, b]) => get(init, [a!, b!, 0]), out16);
