@@ -76,7 +76,7 @@ export class Interpreter implements FunctionRunner {
     if (fn.code.unsupported) throw unsupportedError(fn.code.unsupported, fn.site);
     this.poll(ctx.site);
     if (this.callSites.length >= MAX_DEPTH) throw new PyException("RecursionError", "maximum recursion depth exceeded");
-    const values = bindParams(fn.name, fn.params, args, kwargs);
+    const values = bindParams(fn.qualname, fn.params, args, kwargs);
     const scope = new Scope(ScopeKind.Function, fn.code.scope, fn.closure, fn.closure.globals, this.builtins);
     for (let i = 0; i < values.length; i++) { const v = values[i]; if (v !== undefined) scope.vars.set(fn.params[i].name, v); }
     if (fn.code.generator) return new PyIterator("generator", this.generatorFrames(fn, scope, ctx.site));
@@ -395,6 +395,7 @@ export class Interpreter implements FunctionRunner {
     const params: FunctionParam[] = s.params.map((p) => ({ name: p.name, kind: p.kind, default: p.default ? this.eval(p.default, scope) : undefined }));
     const fn = new PyFunction(s.name, params, this.site(s), { body: s.body, scope: s.scope, unsupported: s.unsupported, generator: s.generator }, scope, s.doc, this);
     fn.decorators = decorators;
+    fn.qualname = this.qualify(s.name, scope);
     if (!(scope.globals.get("annotations") instanceof FutureFeature)) {
       for (const p of s.params) if (p.annotation) fn.annotations.set(p.name, this.eval(p.annotation, scope));
       if (s.returns) fn.annotations.set("return", this.eval(s.returns, scope));
@@ -404,13 +405,20 @@ export class Interpreter implements FunctionRunner {
     return v;
   }
 
+  /** Python's __qualname__: Class.name in a class body, outer.<locals>.name in a function. */
+  private qualify(name: string, scope: Scope): string {
+    if (scope.kind === ScopeKind.Class) return `${String(scope.vars.get("__qualname__") ?? "")}.${name}`;
+    if (scope.kind === ScopeKind.Function && this.currentFn) return `${this.currentFn.qualname}.<locals>.${name}`;
+    return name;
+  }
+
   private classDef(s: Stmt & { kind: "ClassDef" }, scope: Scope): PyValue {
     const decorators = s.decorators.map((d) => this.eval(d, scope));
     const bases = s.bases.map((b) => this.eval(b, scope));
     for (const k of s.keywords) this.eval(k.value, scope); // metaclass=...: evaluated, otherwise ignored
     const body = new Scope(ScopeKind.Class, null, scope, scope.globals, this.builtins);
     body.vars.set("__module__", scope.globals.get("__name__") ?? null);
-    body.vars.set("__qualname__", s.name);
+    body.vars.set("__qualname__", this.qualify(s.name, scope));
     const r = this.execBlock(s.body, body);
     if (r === RETURN) throw new PyException("SyntaxError", "'return' outside function", this.site(s));
     const cls = new PyClass(s.name, bases, body.vars, this.site(s));

@@ -36,6 +36,8 @@ export class PyFunction extends HostObject {
   decorators: PyValue[] = [];
   /** The class whose body defined this function (for super()). */
   ownerClass: PyClass | null = null;
+  /** Class.method, or outer.<locals>.inner: what Python's TypeErrors about calls name. */
+  qualname: string;
   readonly attrs = new Map<string, PyValue>();
   /** Parameter annotations (and "return"), evaluated when the def ran; empty under `from __future__ import annotations`. */
   annotations = new Map<string, PyValue>();
@@ -49,13 +51,14 @@ export class PyFunction extends HostObject {
     readonly closure: Scope,
     readonly doc: string | null,
     readonly runner: FunctionRunner,
-  ) { super(); }
+  ) { super(); this.qualname = name; }
 
   override call(args: PyValue[], kwargs: Map<string, PyValue>, ctx: CallContext): PyValue {
     return this.runner.callFunction(this, args, kwargs, ctx);
   }
   override getAttr(name: string): PyValue | undefined {
-    if (name === "__name__" || name === "__qualname__") return this.name;
+    if (name === "__name__") return this.name;
+    if (name === "__qualname__") return this.qualname;
     if (name === "__doc__") return this.doc;
     if (name === "__annotations__") {
       const d = new PyDict();
