@@ -89,9 +89,12 @@ export interface PyLaunchOptions {
   arenas?: Arenas;
 }
 
-let onLaunchEnd: (launch: KernelLaunch, outermost: boolean) => void = () => {};
-/** Who learns of each finished launch, before it frees anything (run.ts records the outputs). */
-export function setLaunchListener(f: (launch: KernelLaunch, outermost: boolean) => void): void { onLaunchEnd = f; }
+let onLaunchEnd: (launch: KernelLaunch, partial: boolean) => void = () => {};
+/**
+ * Who learns of each finished launch, before it frees anything (run.ts records the outputs); partial:
+ * one instance of a launch run in parts (its outputs' init maps stay for finishLaunch).
+ */
+export function setLaunchListener(f: (launch: KernelLaunch, partial: boolean) => void): void { onLaunchEnd = f; }
 
 let defaultLaunchOptions: PyLaunchOptions = {};
 /** Options for the launch the TypeScript caller starts (through program.call). */
@@ -123,7 +126,7 @@ export function launchPython(kernel: KernelFunction, args: PyValue[], kwargs: Ma
       }
     }
     if (!partial) launch.checkOutputsWritten();
-    onLaunchEnd(launch, outermost);
+    onLaunchEnd(launch, partial);
     return { returned, launch };
   } finally {
     depth--;

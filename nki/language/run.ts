@@ -100,10 +100,12 @@ export function launchKernel(program: Program, kernel: KernelFunction, args: unk
 }
 
 let lastRecords: OutputRecord[] = [];
-// The outputs of the outermost launch (recorded before it frees anything).
 // The outputs of the launch started from TypeScript, and of the kernels a Python caller launched in it
-// (nki_tensor_add launching nki_tensor_add_kernel_[2, 2]), in the order they ended.
-setLaunchListener((launch) => { lastRecords.push(...launch.outputRecords()); });
+// (nki_tensor_add launching nki_tensor_add_kernel_[2, 2]), in the order they ended. A whole launch has
+// checked its outputs and freed their init maps: its records say so with initAddr 0.
+setLaunchListener((launch, partial) => {
+  lastRecords.push(...launch.outputRecords().map((r) => (partial ? r : { ...r, initAddr: 0 })));
+});
 
 /** The names of the program's kernels (@nki.jit and kin). */
 export function kernelNames(program: Program): string[] {
