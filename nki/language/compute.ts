@@ -1,7 +1,7 @@
 // The language's instructions over tiles: element-wise unary and binary operations, selects,
 // reductions, copies and fills, each one engine instruction (never a loop over elements here).
 // Output tiles are new SBUF tiles unless the caller passes a destination view.
-import { PyException, PyFloat, HostObject, type CallContext, type PyValue } from "../python/values.js";
+import { PyException, PyFloat, type CallContext, type PyValue } from "../python/values.js";
 import { NkiDTypeError, TileShapeError } from "../../host/checks/errors.js";
 import { tileEngine } from "../machine/engine.js";
 import type { Operand, BinaryOp, UnaryOp, ReduceOp } from "../machine/engine.js";
@@ -14,8 +14,6 @@ import { MaskExpr, maskBox } from "../machine/index-expr.js";
 import { forEachIndirectRow, type OobMode } from "../machine/indirect.js";
 import { atSite, errorDetails } from "../machine/site.js";
 import { typeName } from "./args.js";
-
-export type Scalar = number;
 
 /** A Python int/float/bool as a number; undefined for anything else. */
 export function scalarOf(v: PyValue): number | undefined {
@@ -260,6 +258,3 @@ function keptStrides(out: NkiArray, kept: readonly number[], axes: number[]): nu
   for (let k = 0; k < kept.length; k++) strides.push(axes.includes(k) ? 0 : out.strides[j++]);
   return strides;
 }
-
-/** For functions that accept tiles only as HostObjects. */
-export function isArray(v: PyValue): v is NkiArray { return v instanceof HostObject && v instanceof NkiArray; }

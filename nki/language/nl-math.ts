@@ -1,7 +1,7 @@
 // nl's element-wise functions, reductions, where and matmul. Each is one engine instruction on new
 // SBUF (matmul: PSUM) tiles; dtype= overrides the result type, mask= restricts the elements touched.
 import { HostObject, NativeFunction, PyException, type CallContext, type PyValue } from "../python/values.js";
-import { NkiDTypeError, TileShapeError } from "../../host/checks/errors.js";
+import { TileShapeError } from "../../host/checks/errors.js";
 import { tileEngine, type Operand } from "../machine/engine.js";
 import type { NkiArray } from "../machine/tile.js";
 import { float32, type NkiDType } from "../machine/nki-dtype.js";
@@ -150,4 +150,3 @@ export function matmul(instr: string, stationary: NkiArray, moving: NkiArray, de
   return out;
 }
 
-export { NkiDTypeError, PyException };
