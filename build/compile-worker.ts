@@ -8,6 +8,7 @@ import path from "node:path";
 import { buildLibrary, type BuildRequest } from "./compile.js";
 import { encodeLibrary } from "../host/library/library-file.js";
 import { makeDirectory } from "./make-directory.js";
+import { takeBuildWarnings } from "./build-warnings.js";
 
 /** A build request and where to answer. */
 export interface CompileJob {
@@ -18,8 +19,8 @@ export interface CompileJob {
   answer: SharedArrayBuffer;
 }
 
-/** The JSON answer. */
-export interface CompileAnswer { ok: boolean; messages: string[]; millis: number; }
+/** The JSON answer; `warnings` (build-warnings.ts) come with success and failure alike. */
+export interface CompileAnswer { ok: boolean; messages: string[]; millis: number; warnings?: string[] }
 
 /** Longest compiler message answered; longer ones are cut with a note. */
 const MAX_MESSAGE = 64 * 1024;
@@ -37,7 +38,8 @@ function encodeAnswer(answer: CompileAnswer, room: number): Uint8Array {
   }
 }
 
-function reply(job: CompileJob, answer: CompileAnswer): void {
+function reply(job: CompileJob, result: CompileAnswer): void {
+  const answer = { ...result, warnings: takeBuildWarnings() };
   const header = new Int32Array(job.answer, 0, 2);
   const room = new Uint8Array(job.answer, 8);
   const bytes = encodeAnswer(answer, room.length);

@@ -121,7 +121,7 @@ async function buildCppLibrary(req: BuildRequest): Promise<LibraryParts | BuildF
     manifest: {
       format: LIBRARY_FORMAT, name: req.name, abi: ABI_VERSION, multicore: req.multicore, sanitize: req.sanitize,
       extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels: built.kernels, shapeModules: shapes.modules, cppShapeModule: shapes.cppShapeModule,
-      hash: inputsHash(req.hashSettings, texts), inputs: [...texts.keys()].sort(),
+      hash: inputsHash(req.hashSettings, texts), inputs: [...texts.keys()].sort(), runtime: built.runtimeHash,
       computeSrcs: req.computeSrcs, shapeSrcs: req.shapeSrcs,
     },
     wasm: reloc.wasm, codeRelocs: reloc.codeRelocs, data: reloc.data, dataRelocs: reloc.dataRelocs,

@@ -11,14 +11,13 @@
 // passes (instrumentKernel: sanitize mode's checks, stop polls, stack checks),
 // the merge and the post-link passes (instrumentKernelModule), and the source
 // locator reads it.
-import { readFile, mkdtemp, writeFile, rm, mkdir, rename } from "node:fs/promises";
-import { createHash } from "node:crypto";
+import { readFile, mkdtemp, writeFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { readdirSync, statSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { compileOnce } from "../asc.js";
-import { ASSEMBLY_DIR, BUILD_CODE_DIR, cacheDir } from "../paths.js";
-import { treeHash } from "../hash.js";
+import { ASSEMBLY_DIR } from "../paths.js";
+import { cachedRuntime, runtimeHash, RUNTIME_ENTRY_SOURCE, type Runtime } from "./runtime-cache.js";
 import { makeRelocatable } from "../relocate.js";
 import { readSections, readDataSegments, SectionId } from "../wasm-reader.js";
 import { BUILD_BASE_A, BUILD_BASE_B } from "../../host/library/build-constants.js";
@@ -44,6 +43,8 @@ export interface CppBuild {
   kernels: KernelSignature[];
   /** Every file the build read (sources and gpsimd's headers), for the library hash. */
   texts: Map<string, string>;
+  /** The identity of the device runtime merged in (runtime-cache.ts: runtimeHash), recorded in the library. */
+  runtimeHash: string;
   millis: { runtime: number; compile: number; link: number; merge: number };
 }
 
@@ -95,55 +96,22 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   for (const [file, text] of headerTexts()) texts.set(file, text);
   const t4 = performance.now();
   return {
-    reloc, sourceMap: mergedA.sourceMap ?? "", kernels: kernels.map(({ paramsText: _p, returnText: _r, ...k }) => k), texts,
+    reloc, sourceMap: mergedA.sourceMap ?? "", kernels: kernels.map(({ paramsText: _p, returnText: _r, ...k }) => k), texts, runtimeHash: runtimeHash(runtime),
     millis: { runtime: t1 - t0, compile: t2 - t1, link: t3 - t2, merge: t4 - t3 },
   };
 }
 
-/** The device runtime at both bases, compiled once per process (and per sanitize setting). */
-interface Runtime { a: Uint8Array; b: Uint8Array; dataBytes: number }
+/** The device runtime at both bases, compiled (or read from the disk cache: runtime-cache.ts) once per process and sanitize setting. */
 const runtimes = new Map<boolean, Promise<Runtime | { messages: string[] }>>();
 
 function buildRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
   let r = runtimes.get(sanitize);
   if (!r) {
-    r = cachedRuntime(sanitize);
+    r = cachedRuntime(sanitize, () => compileRuntime(sanitize));
     runtimes.set(sanitize, r);
   }
   return r;
 }
-
-/**
- * The runtime from the disk cache (a file per version of assembly/ and sanitize setting, in the per-user cache
- * folder with the built libraries: not the temp folder, which is shared between users and may be cleared at boot), or
- * compiled and stored there: a process's first C++ build then skips the two asc compiles of the runtime. The key
- * covers the build step's own code too (the passes the runtime goes through), so a new gpsimd never reuses an old one.
- */
-async function cachedRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
-  const h = createHash("sha256").update(JSON.stringify({ sanitize, bases: [BUILD_BASE_A, BUILD_BASE_B], entry: RUNTIME_ENTRY_SOURCE }));
-  h.update(treeHash([ASSEMBLY_DIR, BUILD_CODE_DIR], [".ts", ".js"]));
-  const file = path.join(runtimeCacheDir(), `${h.digest("hex").slice(0, 32)}.json`);
-  try {
-    const saved = JSON.parse(await readFile(file, "utf8")) as { a: string; b: string; dataBytes: number };
-    return { a: Buffer.from(saved.a, "base64"), b: Buffer.from(saved.b, "base64"), dataBytes: saved.dataBytes };
-  } catch { /* not cached yet, or unreadable: compile */ }
-  const built = await compileRuntime(sanitize);
-  if ("messages" in built) return built;
-  const text = JSON.stringify({ a: Buffer.from(built.a).toString("base64"), b: Buffer.from(built.b).toString("base64"), dataBytes: built.dataBytes });
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, text);
-  await rename(temp, file); // atomic: a concurrent build reads the whole file or none
-  return built;
-}
-
-/** Where compiled device runtimes are kept: <cache folder>/device-runtime ($GPSIMD_CACHE_DIR etc., build/paths.ts). */
-export function runtimeCacheDir(): string {
-  return path.join(cacheDir(), "device-runtime");
-}
-
-/** The runtime's entry re-exports the ABI from the package "gpsimd", so it shares the module instances of gpsimd's own files. */
-const RUNTIME_ENTRY_SOURCE = `export * from "gpsimd/cpp-abi";\n`;
 
 async function compileRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
   const dir = await mkdtemp(path.join(tmpdir(), "gpsimd-runtime-"));

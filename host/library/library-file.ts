@@ -7,6 +7,8 @@
 import { createHash } from "node:crypto";
 import { LibraryFormatError } from "../checks/errors.js";
 import type { KernelSignature } from "../../build/signatures.js";
+import { readSections, readFunctionImports, SectionId } from "../../build/wasm-reader.js";
+import { SANITIZE_MODULE } from "../checks/sanitizer-fast-path.js";
 import type { ShapeModule } from "../../build/shape-sources.js";
 
 export const LIBRARY_FORMAT = 2;
@@ -30,6 +32,11 @@ export interface LibraryManifest {
   hash: string;
   /** Every source file the build read: kernel sources and what they import, shape sources. */
   inputs: string[];
+  /**
+   * C++ libraries: the identity of the device runtime merged into the kernel module (build/cpp/runtime-cache.ts), so
+   * a library merged with another runtime than the one gpsimd would use now is rebuilt (host/library/loader.ts).
+   */
+  runtime?: string;
   computeSrcs: string[];
   shapeSrcs: string[];
 }
@@ -138,6 +145,18 @@ export function decodeLibrary(input: Uint8Array, where: string): LibraryParts {
   }
 }
 
+/**
+ * The mode the manifest claims is the module's: a sanitize-mode kernel module imports the sanitizer's checks, a normal
+ * one does not. (A C++ library merged with the other mode's device runtime, from a damaged cache, would otherwise
+ * fail every call with an untyped TypeError about a missing import.)
+ */
+function checkSanitizeMode(wasm: Uint8Array, manifest: LibraryManifest, where: string): void {
+  const imports = readSections(wasm).find((s) => s.id === SectionId.import);
+  const checked = imports ? readFunctionImports(wasm, imports).some((i) => i.module === SANITIZE_MODULE) : false;
+  if (checked === manifest.sanitize) return;
+  throw new LibraryFormatError("E_LIBRARY_MODE", `${where} says it was built ${manifest.sanitize ? "in sanitize mode" : "without sanitize"}, but its kernel module ${checked ? "imports" : "lacks"} the sanitizer's checks (it was merged with the other mode's device runtime); rebuild it with custom_op.load`);
+}
+
 function splitSections(bytes: Uint8Array, where: string): LibraryParts {
   const found = new Map<string, Uint8Array>();
   let firstCustom = -1;
@@ -172,9 +191,11 @@ function splitSections(bytes: Uint8Array, where: string): LibraryParts {
     throw new LibraryFormatError("E_LIBRARY_FORMAT", `${where} has library format ${manifest.format}; this gpsimd reads format ${LIBRARY_FORMAT}: rebuild it`);
   }
   const u32 = (b: Uint8Array) => { const c = b.slice(); return new Uint32Array(c.buffer, 0, c.length >> 2); };
+  const wasm = bytes.slice(0, firstCustom);
+  checkSanitizeMode(wasm, manifest, where);
   return {
     manifest,
-    wasm: bytes.slice(0, firstCustom),
+    wasm,
     data: found.get(SECTIONS[1])!.slice(),
     codeRelocs: u32(found.get(SECTIONS[2])!),
     dataRelocs: u32(found.get(SECTIONS[3])!),

@@ -6,7 +6,9 @@ import { readFileSync, existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import * as gpsimd from "../index.js";
-import { decodeLibrary, LIBRARY_FORMAT, type LibraryParts } from "./library-file.js";
+import { decodeLibrary, LIBRARY_FORMAT, type LibraryParts, type LibraryManifest } from "./library-file.js";
+import { cachedRuntimeHash } from "../../build/cpp/runtime-cache.js";
+import { output } from "../output.js";
 import { Library, placeModule } from "./library.js";
 import { evaluateCppShapes } from "./cpp-shapes.js";
 import { collectDefinitions, type LibraryDefinitions } from "./registry.js";
@@ -63,6 +65,20 @@ function buildCflags(o: LoadOptions): string[] {
   return [...(o.extra_cflags ?? []), ...includePathFlags(o.extra_include_paths)];
 }
 
+/** The device runtime this process's builds merged, by sanitize mode (the compiler thread keeps it for the process). */
+const builtRuntimes = new Map<boolean, string>();
+
+/**
+ * Whether a C++ library was merged with the device runtime a build would use now: the one this process's builds
+ * used, else the disk cache's (checked: build/cpp/runtime-cache.ts). Without either the runtime must be compiled,
+ * and the library is rebuilt with it. AssemblyScript libraries hold no separately built runtime.
+ */
+function runtimeIsCurrent(manifest: LibraryManifest, computeSrcs: string[]): boolean {
+  if (!computeSrcs.some(isCppSource)) return true;
+  const current = builtRuntimes.get(manifest.sanitize) ?? cachedRuntimeHash(manifest.sanitize);
+  return manifest.runtime !== undefined && manifest.runtime === current;
+}
+
 /** Builds a library (unless lib<name>.wasm is up to date) and loads it; its operators appear under ops.<lib>. */
 function load(options: LoadOptions): Library {
   validateLoad(options);
@@ -76,7 +92,7 @@ function load(options: LoadOptions): Library {
   if (!options.force && existsSync(file)) {
     try {
       const existing = decodeLibrary(readFileSync(file), file);
-      if (existing.manifest.hash === inputsHash(settings, readSources(existing.manifest.inputs))) parts = existing;
+      if (existing.manifest.hash === inputsHash(settings, readSources(existing.manifest.inputs)) && runtimeIsCurrent(existing.manifest, computeSrcs)) parts = existing;
     } catch { /* unreadable or old: rebuild */ }
   }
   if (parts) {
@@ -91,11 +107,13 @@ function load(options: LoadOptions): Library {
       sanitize: !!options.sanitize, heapBytes: Math.max(DEFAULT_HEAP_BYTES, Number.isFinite(stackSize) ? stackSize : 0), hashSettings: settings,
     }, file, progress?.waiting);
     progress?.done();
+    for (const warning of answer.warnings ?? []) output().warn(`custom_op.load(${options.name}): ${warning}`);
     if (!answer.ok) {
       throw new BuildError("E_BUILD", `custom_op.load(${options.name}): the build failed:\n${answer.messages.join("\n")}`, { details: { messages: answer.messages } });
     }
     log(`built ${file} in ${answer.millis.toFixed(0)} ms`);
     parts = decodeLibrary(readLibraryFile(file), file);
+    if (parts.manifest.runtime) builtRuntimes.set(parts.manifest.sanitize, parts.manifest.runtime);
   }
   const library = instantiate(parts, file, options);
   writeTypings(library);
