@@ -9,6 +9,7 @@ import { buildLibrary, type BuildRequest } from "./compile.js";
 import { encodeLibrary } from "../host/library/library-file.js";
 import { makeDirectory } from "./make-directory.js";
 import { takeBuildWarnings } from "./build-warnings.js";
+import { setBuildTempRoot } from "./build-temp.js";
 
 /** A build request and where to answer. */
 export interface CompileJob {
@@ -17,6 +18,8 @@ export interface CompileJob {
   outFile: string;
   /** Int32 [state, length] + UTF-8 JSON answer: state 0 pending, 1 done. */
   answer: SharedArrayBuffer;
+  /** The folder the build's temporary folders go in (build-temp.ts); the caller removes it. */
+  tempRoot?: string;
 }
 
 /** The JSON answer; `warnings` (build-warnings.ts) come with success and failure alike. */
@@ -51,6 +54,7 @@ function reply(job: CompileJob, result: CompileAnswer): void {
 
 parentPort!.on("message", async (job: CompileJob) => {
   const start = performance.now();
+  setBuildTempRoot(job.tempRoot ?? null);
   try {
     const result = await buildLibrary(job.request);
     if ("messages" in result) return reply(job, { ok: false, messages: result.messages, millis: performance.now() - start });

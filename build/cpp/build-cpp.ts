@@ -11,8 +11,8 @@
 // passes (instrumentKernel: sanitize mode's checks, stop polls, stack checks),
 // the merge and the post-link passes (instrumentKernelModule), and the source
 // locator reads it.
-import { readFile, mkdtemp, writeFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile, rm } from "node:fs/promises";
+import { buildTempDir } from "../build-temp.js";
 import { readdirSync, statSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { compileOnce } from "../asc.js";
@@ -114,7 +114,7 @@ function buildRuntime(sanitize: boolean): Promise<Runtime | { messages: string[]
 }
 
 async function compileRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
-  const dir = await mkdtemp(path.join(tmpdir(), "gpsimd-runtime-"));
+  const dir = await buildTempDir("gpsimd-runtime-");
   const entry = path.join(dir, "device-runtime.ts");
   await writeFile(entry, RUNTIME_ENTRY_SOURCE);
   try {

@@ -14,9 +14,9 @@ import { numberAllocationSites } from "../allocation-sites.js";
 import { withoutBssInit } from "./static-image.js";
 import { reservedNameUses } from "./reserved-names.js";
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { buildTempDir } from "../build-temp.js";
 import path from "node:path";
 import { promisify } from "node:util";
 import { ByteReader, SectionId, readSections } from "../wasm-reader.js";
@@ -35,7 +35,7 @@ export const ABI_MODULE = "gpsimd-abi";
 const FEATURES = ["--enable-simd", "--enable-threads", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals"];
 
 async function withTemp<T>(f: (file: (name: string) => string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(path.join(tmpdir(), "gpsimd-cpp-"));
+  const dir = await buildTempDir("gpsimd-cpp-");
   try { return await f((name) => path.join(dir, name)); } finally { await rm(dir, { recursive: true, force: true }); }
 }
 

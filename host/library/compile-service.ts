@@ -8,15 +8,26 @@ import type { CompileJob, CompileAnswer } from "../../build/compile-worker.js";
 import { BuildError } from "../checks/errors.js";
 import { makeDirectory } from "../../build/make-directory.js";
 import path from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 
-/** A build that has not answered after this long is given up (the compiler thread is presumed dead). */
-const BUILD_TIMEOUT_MS = 300_000;
+/**
+ * How long a build may take unless the caller says (custom_op.load's build_timeout_ms): 300 s, plus 1 s per KB of
+ * source beyond the first 100 KB, so that a source of 10,000 functions or kernels is not stopped for its size alone.
+ * A build past its deadline is given up: its compiler thread is stopped and its temporary folder removed.
+ */
+export function defaultBuildTimeoutMs(sourceBytes: number): number {
+  return 300_000 + Math.max(0, Math.ceil((sourceBytes - 100 * 1024) / 1024)) * 1000;
+}
 
 let worker: Worker | null = null;
 const ANSWER_BYTES = 1 << 20;
 
-/** Builds lib<name>.wasm at outFile and waits for it; `waiting` is called about once a second meanwhile (progress displays). */
-export function buildSync(request: BuildRequest, outFile: string, waiting?: (elapsedMs: number) => void): CompileAnswer {
+/**
+ * Builds lib<name>.wasm at outFile and waits for it, at most timeoutMs; `waiting` is called about once a second
+ * meanwhile (progress displays).
+ */
+export function buildSync(request: BuildRequest, outFile: string, waiting?: (elapsedMs: number) => void, timeoutMs = defaultBuildTimeoutMs(0)): CompileAnswer {
   // Here, before the compiler runs: a folder that cannot be made fails at once (see make-directory.ts).
   const dir = path.dirname(outFile);
   try {
@@ -31,18 +42,29 @@ export function buildSync(request: BuildRequest, outFile: string, waiting?: (ela
   }
   const answer = new SharedArrayBuffer(ANSWER_BYTES);
   const header = new Int32Array(answer, 0, 2);
-  const job: CompileJob = { request, outFile, answer };
-  worker.postMessage(job);
-  // The worker thread runs on its own event loop: blocking here cannot stall it.
-  const start = performance.now();
-  const deadline = start + BUILD_TIMEOUT_MS;
-  while (Atomics.load(header, 0) === 0) {
-    if (performance.now() > deadline) {
-      void worker.terminate();
-      worker = null;
-      throw new BuildError("E_BUILD_TIMEOUT", `building ${request.name} did not finish within ${BUILD_TIMEOUT_MS / 1000} s; the compiler thread was stopped`);
+  const tempRoot = mkdtempSync(path.join(tmpdir(), "gpsimd-build-"));
+  const job: CompileJob = { request, outFile, answer, tempRoot };
+  try {
+    worker.postMessage(job);
+    // The worker thread runs on its own event loop: blocking here cannot stall it.
+    const start = performance.now();
+    const deadline = start + timeoutMs;
+    while (Atomics.load(header, 0) === 0) {
+      const left = deadline - performance.now();
+      if (left <= 0) {
+        void worker.terminate();
+        worker = null;
+        throw new BuildError("E_BUILD_TIMEOUT", `building ${request.name} did not finish within ${describeMs(timeoutMs)}; the compiler thread was stopped (allow more with custom_op.load's build_timeout_ms)`, { details: { timeout_ms: timeoutMs } });
+      }
+      if (Atomics.wait(header, 0, 0, Math.min(1000, left)) === "timed-out") waiting?.(performance.now() - start);
     }
-    if (Atomics.wait(header, 0, 0, 1000) === "timed-out") waiting?.(performance.now() - start);
+    return JSON.parse(new TextDecoder().decode(new Uint8Array(answer, 8, header[1]).slice())) as CompileAnswer; // always fits (compile-worker.ts cuts it)
+  } finally {
+    // Whatever the build left there (all of it, if its thread was stopped midway: build/build-temp.ts).
+    rmSync(tempRoot, { recursive: true, force: true });
   }
-  return JSON.parse(new TextDecoder().decode(new Uint8Array(answer, 8, header[1]).slice())) as CompileAnswer; // always fits (compile-worker.ts cuts it)
+}
+
+function describeMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

@@ -17,7 +17,7 @@ import { BuildError, RegistryError, LibraryFormatError, OptionError } from "../c
 import { DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
 import { corePool } from "../cores/pool.js";
 import { buildProgress } from "./build-progress.js";
-import { buildSync } from "./compile-service.js";
+import { buildSync, defaultBuildTimeoutMs } from "./compile-service.js";
 import { writeTypings } from "./typings.js";
 import { cflagConstants } from "../../build/cflags.js";
 import { inputsHash, readSources, treeHash } from "../../build/hash.js";
@@ -105,7 +105,7 @@ function load(options: LoadOptions): Library {
     const answer = buildSync({
       name: options.name, computeSrcs, shapeSrcs, multicore: !!options.multicore, extraCflags: buildCflags(options),
       sanitize: !!options.sanitize, heapBytes: Math.max(DEFAULT_HEAP_BYTES, Number.isFinite(stackSize) ? stackSize : 0), hashSettings: settings,
-    }, file, progress?.waiting);
+    }, file, progress?.waiting, options.build_timeout_ms ?? defaultBuildTimeoutMs(sourceBytes([...computeSrcs, ...shapeSrcs])));
     progress?.done();
     for (const warning of answer.warnings ?? []) output().warn(`custom_op.load(${options.name}): ${warning}`);
     if (!answer.ok) {
@@ -118,6 +118,11 @@ function load(options: LoadOptions): Library {
   const library = instantiate(parts, file, options);
   writeTypings(library);
   return library;
+}
+
+/** Bytes of the given source files (what the default build deadline grows with). */
+function sourceBytes(files: string[]): number {
+  return files.reduce((n, f) => n + statSync(f).size, 0);
 }
 
 /** Loads a library built earlier (possibly by another process). */

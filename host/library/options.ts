@@ -49,6 +49,11 @@ export interface LoadOptions extends LoadTimeOptions {
   sanitize?: boolean;
   /** Rebuild even if nothing changed. */
   force?: boolean;
+  /**
+   * Give a build up after this many milliseconds (BuildError E_BUILD_TIMEOUT; its temporary files are removed).
+   * Default: 300 s, plus 1 s per KB of source beyond the first 100 KB (compile-service.ts: defaultBuildTimeoutMs).
+   */
+  build_timeout_ms?: number;
 }
 
 /** Resolved settings. */
@@ -87,7 +92,7 @@ function int(o: Record<string, unknown>, key: string, fallback: number, min: num
 
 const RUNTIME_KEYS = ["checks", "leak_is_error", "cross_core_checks", "print_all_cores", "timeout_ms", "trace"];
 const LOAD_TIME_KEYS = [...RUNTIME_KEYS, "cores", "threads"];
-const LOAD_KEYS = [...LOAD_TIME_KEYS, "name", "compute_srcs", "shape_srcs", "build_directory", "multicore", "extra_cflags", "extra_include_paths", "verbose", "sanitize", "force"];
+const LOAD_KEYS = [...LOAD_TIME_KEYS, "name", "compute_srcs", "shape_srcs", "build_directory", "multicore", "extra_cflags", "extra_include_paths", "verbose", "sanitize", "force", "build_timeout_ms"];
 
 function rejectUnknown(o: object, known: string[], what: string): void {
   for (const key of Object.keys(o)) {
@@ -132,6 +137,7 @@ export function validateLoad(o: LoadOptions): void {
   if (o.extra_cflags !== undefined && (!Array.isArray(o.extra_cflags) || o.extra_cflags.some((s) => typeof s !== "string"))) fail("extra_cflags", o.extra_cflags, "an array of strings such as \"-DSTACK_SIZE=65536\"");
   if (o.extra_include_paths !== undefined && (!Array.isArray(o.extra_include_paths) || o.extra_include_paths.some((s) => typeof s !== "string"))) fail("extra_include_paths", o.extra_include_paths, "an array of folder paths");
   for (const key of ["multicore", "verbose", "sanitize", "force"] as const) bool(o as unknown as Record<string, unknown>, key, false);
+  int(o as unknown as Record<string, unknown>, "build_timeout_ms", 0, 1, MAX_TIMEOUT_MS);
   resolveRuntime(o);
   resolveCores(o, o.multicore ?? false);
 }

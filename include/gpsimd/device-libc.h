@@ -81,8 +81,9 @@ void __assert_fail(const char* expr, const char* file, int line, const char*) {
 }
 }  // extern "C"
 
-// libc++'s stop for errors that would throw (std::vector's length_error, bad_alloc) and its assertions: the
-// runtime's abort with the message (its %s and %d filled in; nothing else of printf is needed here).
+// libc++'s stop for errors that would throw (std::vector's length_error, bad_alloc, std::thread's system_error) and
+// its assertions: the runtime's abort with the message (its %s, %d and %i filled in, %% as %; libc++'s formats use
+// nothing else of printf; an unknown conversion is copied as written, its argument left unread).
 _LIBCPP_BEGIN_NAMESPACE_STD
 void __libcpp_verbose_abort(const char* format, ...) _NOEXCEPT {
   char text[512];
@@ -91,7 +92,8 @@ void __libcpp_verbose_abort(const char* format, ...) _NOEXCEPT {
   va_start(ap, format);
   for (const char* p = format; *p && n + 1 < sizeof text; p++) {
     if (p[0] == '%' && p[1] == 's') { n = gpsimd_append(text, n, sizeof text, va_arg(ap, const char*)); p++; continue; }
-    if (p[0] == '%' && p[1] == 'd') { n = gpsimd_append_int(text, n, sizeof text, va_arg(ap, int)); p++; continue; }
+    if (p[0] == '%' && (p[1] == 'd' || p[1] == 'i')) { n = gpsimd_append_int(text, n, sizeof text, va_arg(ap, int)); p++; continue; }
+    if (p[0] == '%' && p[1] == '%') { n = gpsimd_append(text, n, sizeof text, "%"); p++; continue; }
     text[n++] = *p;
     text[n] = 0;
   }
