@@ -14,7 +14,7 @@ import { native, intsArg, shapeArg, typeName, type Bound } from "./args.js";
 import { dtypeArg, requiredDType } from "./dtype-arg.js";
 import { arrayArg, binaryOp, boxOf, copyInto, fillView, indirectMove, newTile, reduceOp, reshapedView, scalarOf, unaryOp } from "./compute.js";
 import type { OobMode } from "../machine/indirect.js";
-import { bnAggr, bnStats, streamShuffle } from "./isa-composed.js";
+import { bnAggr, bnStats, scanColumns, sequenceBounds, streamShuffle } from "./isa-composed.js";
 import { OP_OF_FUNCTION, REDUCE_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
 import { currentRun } from "../machine/kernel-run.js";
 import { enumNamespace, EnumValue } from "./constants.js";
@@ -214,6 +214,7 @@ export function makeLegacyIsa(): Map<string, PyValue> {
     streamShuffle("nisa.nc_stream_shuffle", arrayArg(a.dst, "dst", "nisa.nc_stream_shuffle", ctx), arrayArg(a.src, "src", "nisa.nc_stream_shuffle", ctx), intsArg(a.shuffle_mask, "shuffle_mask", ctx), ctx);
     return null;
   });
+  set("sequence_bounds", [["segment_ids"], ["dtype", null]], (a, ctx) => sequenceBounds("nisa.sequence_bounds", arrayArg(a.segment_ids, "segment_ids", "nisa.sequence_bounds", ctx), dtypeArg(a.dtype, ctx), null, ctx));
   set("bn_stats", [["data"], ["mask", null], ["dtype", null]], (a, ctx) => bnStats("nisa.bn_stats", arrayArg(a.data, "data", "nisa.bn_stats", ctx), dtypeArg(a.dtype, ctx), null, ctx));
   set("bn_aggr", [["data"], ["mask", null], ["dtype", null]], (a, ctx) => bnAggr("nisa.bn_aggr", arrayArg(a.data, "data", "nisa.bn_aggr", ctx), dtypeArg(a.dtype, ctx), null, ctx));
   set("select_reduce", [["dst"], ["predicate"], ["on_true"], ["on_false"], ["reduce_res", null], ["reduce_cmd", null], ["reduce_op", null], ["reverse_pred", false], ["mask", null], ["dtype", null]],
@@ -259,25 +260,8 @@ function tensorTensorScan(instr: string, a: Bound, dest: NkiArray | null, ctx: C
   const rev = (op: string, r: PyValue) => (r === true ? REVERSED[op] ?? op : op);
   const op0 = rev(opArg(a.op0, instr, ctx).op, a.reverse0) as BinaryOp, op1 = rev(opArg(a.op1, instr, ctx).op, a.reverse1) as BinaryOp;
   const out = dest ?? newTile(d0.shape, dtypeArg(a.dtype, ctx) ?? d0.dtype, ctx);
-  const P = d0.shape[0], F = d0.numel / Math.max(1, P);
-  const flat = (t: NkiArray, what: string) => (t.shape.length === 2 ? t : reshapedView(t, [P, F], `${instr} (${what})`, ctx));
-  const x0 = flat(d0, "data0"), x1 = flat(d1, "data1"), o = flat(out, "dst");
-  const col = (t: NkiArray, i: number) => t.view(t.offset + i * t.strides[1], [P, 1], [t.strides[0], 0], t.checks.map((c) => ({ ...c, off: c.off + i * c.coeffs[1] })));
-  const initial = scalarOf(a.initial);
-  const box = fullBox([P, 1]);
-  for (let i = 0; i < F; i++) {
-    const used: (InputUse | null)[] = [];
-    const c0 = col(x0, i), c1 = col(x1, i);
-    const a0 = operand(c0, [P, 1], box, instr, ctx);
-    used.push({ array: c0, op: a0 });
-    let prev: Operand | number;
-    if (i > 0) { const p = col(o, i - 1); prev = operand(p, [P, 1], box, instr, ctx); used.push({ array: p, op: prev }); }
-    else prev = initial ?? scalarOrTile(a.initial, [P, 1], instr, ctx, used);
-    if (typeof prev === "number") used.push(null);
-    const b1 = operand(c1, [P, 1], box, instr, ctx);
-    used.push({ array: c1, op: b1 });
-    checkUninit(tileEngine().tensorScalar(operand(col(o, i), [P, 1], box, instr, ctx), a0, op0, prev, op1, b1), instr, used, ctx);
-  }
+  const initial = scalarOf(a.initial) ?? arrayArg(a.initial, "initial", instr, ctx);
+  scanColumns(instr, d0, d1, initial, op0, op1, out, ctx);
   return out;
 }
 
@@ -393,6 +377,10 @@ export function makeCurrentIsa(): Map<string, PyValue> {
     (a, ctx) => { tensorReduce("nisa.tensor_reduce", a, dst(a, "nisa.tensor_reduce", ctx), ctx); return null; });
   set("nc_stream_shuffle", [["dst"], ["src"], ["shuffle_mask"], ["name", null]], (a, ctx) => {
     streamShuffle("nisa.nc_stream_shuffle", dst(a, "nisa.nc_stream_shuffle", ctx), arrayArg(a.src, "src", "nisa.nc_stream_shuffle", ctx), intsArg(a.shuffle_mask, "shuffle_mask", ctx), ctx);
+    return null;
+  });
+  set("sequence_bounds", [["dst"], ["segment_ids"], ["name", null]], (a, ctx) => {
+    sequenceBounds("nisa.sequence_bounds", arrayArg(a.segment_ids, "segment_ids", "nisa.sequence_bounds", ctx), null, dst(a, "nisa.sequence_bounds", ctx), ctx);
     return null;
   });
   set("bn_stats", [["dst"], ["data"], ["name", null]], (a, ctx) => { bnStats("nisa.bn_stats", arrayArg(a.data, "data", "nisa.bn_stats", ctx), null, dst(a, "nisa.bn_stats", ctx), ctx); return null; });

@@ -30,7 +30,6 @@ const UNWRITTEN_ROWS = "a real finding: the kernel scatters 64 rows into a [128,
 const KNOWN: Record<string, string> = {
   nl_indirect_save_1: UNWRITTEN_ROWS,
   nl_indirect_save_2: UNWRITTEN_ROWS,
-  isa_sequence_bounds: "nisa.sequence_bounds is not implemented",
   isa_local_gather: "nisa.local_gather is not implemented",
   ex_simulate_add: "the file calls np.random at import (host-side numpy is not provided)",
   smp_contrib_maxpool: "a real finding: nl.max's mask (i_h < h_in) reads partitions 70..127 of the last tile, which the load's mask (i_h < h_in - 2) left unwritten; gpsimd reports UninitializedTileError (the rows are not stored, so the device's answer is right by luck)",
