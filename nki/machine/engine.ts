@@ -4,6 +4,7 @@
 // into WebAssembly: this file validates the operands, collapses their dimensions and writes their
 // descriptors into the engine's scratch region.
 //
+// The instance, the scratch region's descriptors and the init-map check are engine-core.ts's.
 // Threads: the module (engineModule()) is compiled once per process from bytes cached per user
 // (engine-build.ts); each thread instantiates it over the shared memory with a scratch region of its own
 // (ENGINE_SCRATCH_BYTES, allocated on the main thread and handed over with the module).
@@ -35,8 +36,9 @@ import { hbm } from "../../host/device/hbm.js";
 import { engineBytes } from "./engine-build.js";
 import {
   ENGINE_SCRATCH_BYTES, ENGINE_RANK, FLAG_ALPHA, FLAG_BIAS, FLAG_INT, FLAG_SCALE, K_BINARY, K_SELECT, K_TENSOR_SCALAR, K_UNARY,
-  PARAMS, P_BASE, P_COEF, RESULT, SLOT_ADDR, SLOT_DTYPE, SLOT_INIT, SLOT_SCALAR, SLOT_SHAPE, SLOT_STRIDES, slotOffset,
+  PARAMS, P_BASE, P_COEF, RESULT, slotOffset,
 } from "./engine-layout.js";
+import { EngineCore } from "./engine-core.js";
 import {
   BINARY_CODES, FLOAT_ONLY_BINARY, INTEGER_UNARY, REDUCE_CODES, UNARY_CODES, type BinaryOp, type ReduceOp, type UnaryOp,
 } from "./engine-ops.js";
@@ -55,18 +57,6 @@ export { EngineDType, ENGINE_SCRATCH_BYTES, type Operand, type UninitRead, type 
  */
 export interface UnaryParams { scale?: Operand | number; bias?: Operand | number; alpha?: Operand | number }
 
-interface EngineExports {
-  elementwise(s: number, kind: number, code0: number, code1: number, flags: number): void;
-  reduce(s: number, code: number, flags: number): void;
-  matmul(s: number, accumulate: number): void;
-  affine(s: number): void;
-  scan(s: number, code0: number, code1: number): void;
-  gather(s: number): number;
-  max8(s: number): void;
-  match8(s: number, reverse: number, replace: number, imm: number): void;
-  firstUninit(s: number, k: number): number;
-  markInit(s: number, k: number, value: number): void;
-}
 
 /** A gather index outside its partition's elements (nothing was written). */
 export interface IndexOutOfRange {
@@ -99,16 +89,7 @@ function integral(x: Operand | number): boolean {
   return typeof x === "number" ? Number.isSafeInteger(x) : isIntegerDType(x.dtype);
 }
 
-export class TileEngine {
-  private readonly exports: EngineExports;
-  private i32: Int32Array = new Int32Array(0);
-  private f64: Float64Array = new Float64Array(0);
-
-  constructor(module: WebAssembly.Module, private readonly scratch: number, private readonly memory: WebAssembly.Memory) {
-    if (!Number.isInteger(scratch) || scratch <= 0 || scratch % 64 !== 0) operandError(`the engine's scratch region must be a 64-byte aligned device address (got ${scratch})`);
-    const imports = { env: { memory, sin: Math.sin, cos: Math.cos, tan: Math.tan } };
-    this.exports = new WebAssembly.Instance(module, imports).exports as unknown as EngineExports;
-  }
+export class TileEngine extends EngineCore {
 
   /** out = f(a), or f(a * scale + bias) (activation) when params are given. */
   unary(op: UnaryOp, out: Operand, a: Operand, params?: UnaryParams): UninitRead | null {
@@ -406,58 +387,6 @@ export class TileEngine {
     });
     this.exports.elementwise(this.scratch, kind, code0, code1, flags);
     return null;
-  }
-
-  /**
-   * The first read of a never-written element among the inputs, in row-major order of `walkShape` (the
-   * instruction's shape; null: each input's own), the lowest input first at the same place. Reported by
-   * the index in each input's own shape (a broadcast dimension gives 0).
-   */
-  private firstUninit(reads: ({ operand: Operand; strides: readonly number[] } | null)[], walkShape: readonly number[] | null, ownShapes: readonly (readonly number[])[]): UninitRead | null {
-    let best: { operand: number; linear: number } | null = null;
-    reads.forEach((r, i) => {
-      if (!r || !r.operand.init) return;
-      const shape = walkShape ?? r.operand.shape;
-      const walk = collapse(shape, [r.strides]);
-      this.views();
-      this.writeSlot(1, r.operand, walk.shape, walk.strides[0]!);
-      const linear = this.exports.firstUninit(this.scratch, 1);
-      if (linear >= 0 && (!best || linear < best.linear)) best = { operand: i, linear };
-    });
-    if (!best) return null;
-    const { operand, linear } = best;
-    const shape = walkShape ?? reads[operand]!.operand.shape;
-    const own = ownShapes[operand]!;
-    return { operand, index: unravel(linear, shape).map((v, d) => (own[d] === 1 ? 0 : v)) };
-  }
-
-  /** Fresh views when the memory has grown. */
-  private views(): void {
-    const buffer = this.memory.buffer;
-    if (buffer.byteLength !== this.i32.byteLength) {
-      this.i32 = new Int32Array(buffer);
-      this.f64 = new Float64Array(buffer);
-    }
-  }
-
-  private writeSlot(k: number, o: Operand, shape: readonly number[], strides: readonly number[]): void {
-    const w = (this.scratch + slotOffset(k)) >> 2;
-    const i32 = this.i32;
-    i32[w + SLOT_ADDR] = o.addr | 0;
-    i32[w + SLOT_DTYPE] = o.dtype;
-    i32[w + SLOT_INIT] = (o.init ?? 0) | 0;
-    i32[w + SLOT_SCALAR] = 0;
-    for (let d = 0; d < ENGINE_RANK; d++) {
-      i32[w + SLOT_SHAPE + d] = shape[d]!;
-      i32[w + SLOT_STRIDES + d] = strides[d]!;
-    }
-  }
-
-  private writeScalar(k: number, value: number): void {
-    const w = (this.scratch + slotOffset(k)) >> 2;
-    this.i32.fill(0, w, w + 16);
-    this.i32[w + SLOT_SCALAR] = 1;
-    this.f64[(this.scratch + PARAMS) / 8 + k] = value;
   }
 }
 
