@@ -14,6 +14,8 @@ import { instanceAt, instanceCount } from "../spmd/grid.js";
 import { spmdPool, type Job } from "../spmd/pool.js";
 import { toWire, outputRef } from "../spmd/wire.js";
 import { J_CLAIM, J_FAILED_AT, type DoneMessage, type InstanceReport } from "../spmd/protocol.js";
+import { recordWrites, checkInstanceOverlaps, type SharedWrite } from "../spmd/overlaps.js";
+import { checksEnabled } from "../checks/index.js";
 import type { CallArguments } from "./arguments.js";
 import type { ResolvedNkiOptions } from "./options.js";
 import { programOf, type ProgramSource } from "./programs.js";
@@ -61,13 +63,14 @@ interface Split {
   count: number;
   deadline: number;
   records: OutputRecord[];
+  /** This thread's instances' stores to the shared outputs (the overlap check across instances). */
+  writes: SharedWrite[];
 }
 
 /**
  * Runs a call; blocks until it is done; `timings` receives the call's wall time (and per-instance times when
- * the call was split by instance). On one thread the language runs the whole launch itself, so its checks
- * across instances (overlapping stores to a shared output) see every instance; split over threads, they see
- * none across instances: threads: 1 checks them.
+ * the call was split by instance). On one thread the language runs the whole launch itself; split, the
+ * stores of every instance to the shared outputs are logged and compared at the end (overlaps.ts).
  */
 export function launchSync(target: KernelTarget, call: CallArguments, timings?: (t: CallTimings) => void): NkiResult {
   const t0 = performance.now();
@@ -87,9 +90,10 @@ export function launchSync(target: KernelTarget, call: CallArguments, timings?: 
     return resultOf(result.returned, target.name);
   }
   const grid = target.grid!;
-  const first = runFirst(program, kernel, call, grid, deadline, target);
+  const writes: SharedWrite[] = [];
+  const first = recordWrites(writes, () => runFirst(program, kernel, call, grid, deadline, target));
   const firstRow = { index: 0, ids: instanceAt(grid, 0), ms: performance.now() - t0, thread: -1, counts: countsOf(first) };
-  const split: Split = { target, program, kernel, call, grid, count, deadline, records: first.outputRecords };
+  const split: Split = { target, program, kernel, call, grid, count, deadline, records: first.outputRecords, writes };
   let rows: CallTimings["instances"];
   let ranOn = threads;
   try {
@@ -100,9 +104,11 @@ export function launchSync(target: KernelTarget, call: CallArguments, timings?: 
       // An instance allocated device memory on a worker (private_hbm): only this thread can. Run them all here.
       needsCallingThread.add(target.src.key);
       ranOn = 1;
+      split.writes = split.writes.filter((w) => w.instance === 0);
       rows = instancesOf(grid, [], runClaims(split, null, 1));
+      checkOverlaps(split, []);
     } else {
-      finish(target, answers, mine);
+      finish(split, answers, mine);
       rows = instancesOf(grid, answers, mine);
     }
   } catch (e) {
@@ -122,8 +128,9 @@ export async function launchAsync(target: KernelTarget, call: CallArguments): Pr
   const program = programOf(target.src);
   const kernel = findKernel(program, target.name);
   const grid = target.grid!;
-  const first = runFirst(program, kernel, call, grid, deadline, target);
-  const split: Split = { target, program, kernel, call, grid, count, deadline, records: first.outputRecords };
+  const writes: SharedWrite[] = [];
+  const first = recordWrites(writes, () => runFirst(program, kernel, call, grid, deadline, target));
+  const split: Split = { target, program, kernel, call, grid, count, deadline, records: first.outputRecords, writes };
   const pinned = [...first.outputRecords.map((r) => r.tensor)];
   for (const t of pinned) t.pin();
   try {
@@ -131,9 +138,11 @@ export async function launchAsync(target: KernelTarget, call: CallArguments): Pr
     const answers = await spmdPool().wait(job);
     if (answers.some((a) => a.failed && a.failed.error.code === "E_HBM_WORKER")) {
       needsCallingThread.add(target.src.key);
+      split.writes = split.writes.filter((w) => w.instance === 0);
       runClaims(split, null, 1);
+      checkOverlaps(split, []);
     } else {
-      finish(target, answers, { ran: [] });
+      finish(split, answers, { ran: [] });
     }
   } catch (e) {
     try { finishLaunch(target.name, split.records); } catch { /* the instance's error is the one to report */ }
@@ -187,7 +196,7 @@ function postJob(s: Split, threads: number): Job {
   return spmdPool().post({
     file: s.target.src.file, source: s.target.src.source, kernel: s.target.name,
     args: s.call.args.map(toWire), kwargs: Object.fromEntries(Object.entries(s.call.kwargs).map(([k, v]) => [k, toWire(v)])),
-    grid: [...s.grid], count: s.count, outputs: s.records.map(outputRef), deadline: s.deadline, device: s.target.options.device,
+    grid: [...s.grid], count: s.count, outputs: s.records.map(outputRef), deadline: s.deadline, device: s.target.options.device, checks: checksEnabled(),
   }, 1, threads);
 }
 
@@ -211,7 +220,7 @@ function runClaims(s: Split, job: Job | null, from = 1): OwnShare {
     const t0 = performance.now();
     let counts: Record<string, number> | undefined;
     try {
-      const result = launchKernel(s.program, s.kernel, s.call.args, s.call.kwargs, { grid: s.grid, instance: instanceAt(s.grid, index), outputs: s.records, deadline: s.deadline, device: s.target.options.device });
+      const result = recordWrites(s.writes, () => launchKernel(s.program, s.kernel, s.call.args, s.call.kwargs, { grid: s.grid, instance: instanceAt(s.grid, index), outputs: s.records, deadline: s.deadline, device: s.target.options.device }));
       counts = countsOf(result);
     } catch (error) {
       if (!job) throw withInstance(error, s.target, index);
@@ -227,14 +236,31 @@ function runClaims(s: Split, job: Job | null, from = 1): OwnShare {
   return share;
 }
 
-/** Replays what the instances printed, in instance order, then throws the lowest-numbered instance's error. */
-function finish(target: KernelTarget, answers: DoneMessage[], mine: OwnShare): void {
+/** The overlap check across the instances of a split launch, over the stores of those up to `upTo`. */
+function checkOverlaps(s: Split, answers: DoneMessage[], upTo = Infinity): void {
+  const writes = [...s.writes, ...answers.flatMap((a) => a.writes)].filter((w) => w.instance <= upTo);
+  // Described as the machine describes a storage ("HBM tensor 'out' (shared_hbm float32[256, 64], allocated at k.py:7)").
+  const outputs = s.records.map((r) => ({
+    addr: r.tensor.address, shape: r.tensor.sizes(), name: r.name,
+    describe: `HBM tensor${r.name ? ` '${r.name}'` : ""} (shared_hbm ${r.tensor.describe()}${r.site ? `, allocated at ${r.site.file}:${r.site.line}` : ""})`,
+  }));
+  checkInstanceOverlaps(s.target.name, s.grid, outputs, writes);
+}
+
+/**
+ * Replays what the instances printed, in instance order, then throws: two instances' overlapping stores
+ * (CrossCoreWriteError), as the whole launch would at the first such store, else the lowest-numbered
+ * instance's error.
+ */
+function finish(s: Split, answers: DoneMessage[], mine: OwnShare): void {
+  const target = s.target;
   const failures = answers.filter((a) => a.failed).map((a) => ({ index: a.failed!.index, error: errorFromData(a.failed!.error) as unknown, printed: a.failed!.printed }));
   if (mine.failed) failures.push(mine.failed);
   const lowest = failures.reduce<(typeof failures)[number] | null>((low, f) => (low === null || f.index < low.index ? f : low), null);
   const upTo = lowest?.index ?? Infinity;
   const reports = [...mine.ran, ...answers.flatMap((a) => a.ran)].filter((r) => r.index < upTo).sort((x, y) => x.index - y.index);
   for (const r of reports) if (r.printed) output().printf(r.printed);
+  checkOverlaps(s, answers, lowest?.index ?? Infinity);
   if (lowest) {
     if (lowest.printed) output().printf(lowest.printed);
     throw withInstance(lowest.error, target, lowest.index);

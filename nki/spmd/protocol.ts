@@ -9,6 +9,7 @@
 import type { ErrorData } from "../../host/checks/errors.js";
 import type { ThreadResources } from "./thread-resources.js";
 import type { SourceSite } from "../python/values.js";
+import type { SharedWrite } from "./overlaps.js";
 
 /** Words of a job's control block (Int32Array over a SharedArrayBuffer). */
 export const J_CLAIM = 0;       // next instance number to claim
@@ -78,6 +79,8 @@ export interface JobMessage {
   /** Date.now() after which the kernel stops with KernelTimeoutError. */
   deadline: number;
   device: string;
+  /** Whether the NKI checks (races, instance overlaps, capacity) are on, as on the calling thread. */
+  checks: boolean;
 }
 
 /** One instance a worker ran. */
@@ -96,6 +99,8 @@ export interface DoneMessage {
   seq: number;
   worker: number;
   ran: InstanceReport[];
+  /** The stores of its instances to the shared outputs, for the overlap check across instances (overlaps.ts). */
+  writes: SharedWrite[];
   /** The instance that failed and its error (the worker stops claiming after it). */
   failed?: { index: number; error: ErrorData; printed: string };
 }

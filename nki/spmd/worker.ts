@@ -12,6 +12,8 @@ import { instanceAt } from "./grid.js";
 import { fromWire, outputRecord } from "./wire.js";
 import { J_CLAIM, J_FAILED_AT, J_RUNNING, J_CRASHED, STARTED, reportStartFailure, type JobMessage, type DoneMessage, type InstanceReport, type WorkerInit } from "./protocol.js";
 import { prepareThread } from "./thread-resources.js";
+import { recordWrites } from "./overlaps.js";
+import { withChecks } from "../checks/index.js";
 import { programOf, sourceFromText } from "../host/programs.js";
 import { findKernel, launchKernel, countsOf } from "../host/runtime.js";
 
@@ -39,7 +41,7 @@ function markFailed(c: Int32Array, index: number): void {
 
 function runJob(job: JobMessage): DoneMessage {
   const c = new Int32Array(job.control);
-  const answer: DoneMessage = { type: "done", seq: job.seq, worker: init.index, ran: [] };
+  const answer: DoneMessage = { type: "done", seq: job.seq, worker: init.index, ran: [], writes: [] };
   let printed = "";
   const restore = setOutput({ printf: (text) => { printed += text; }, warn: (text) => { printed += `gpsimd warning: ${text}\n`; } });
   let index = -1;
@@ -54,9 +56,9 @@ function runJob(job: JobMessage): DoneMessage {
       if (index >= job.count || index > Atomics.load(c, J_FAILED_AT)) break;
       printed = "";
       const t0 = performance.now();
-      const result = launchKernel(program, kernel, args, kwargs, {
+      const result = recordWrites(answer.writes, () => launchKernel(program, kernel, args, kwargs, {
         grid: job.grid, instance: instanceAt(job.grid, index), outputs, deadline: job.deadline, device: job.device as "trn1" | "trn2", ...threadOptions,
-      });
+      }));
       const report: InstanceReport = { index, ms: performance.now() - t0, printed, counts: countsOf(result) };
       answer.ran.push(report);
     }
@@ -75,7 +77,7 @@ init.port.on("message", (job: JobMessage) => {
   const c = new Int32Array(job.control);
   Atomics.add(c, J_RUNNING, 1);
   current = c;
-  const answer = runJob(job);
+  const answer = withChecks(job.checks, () => runJob(job));
   init.port.postMessage(answer);
   current = null;
   Atomics.sub(c, J_RUNNING, 1);

@@ -1,10 +1,11 @@
 // SPMD grids on the core threads: the same bytes on 1, 2 and 4 threads, the
 // error of the lowest-numbered failing instance whatever the thread count,
-// device_print text in instance order, .async, and a runaway kernel stopped
-// with KernelTimeoutError.
+// overlapping stores of two instances found across threads, device_print text
+// in instance order, .async, private_hbm on the calling thread, and a runaway
+// kernel stopped with KernelTimeoutError.
 import { describe, it, expect, afterAll } from "vitest";
 import path from "node:path";
-import { nki, randn, setOutput, KernelAbortError, KernelTimeoutError, GpsimdError, type Tensor } from "gpsimd";
+import { nki, randn, setOutput, KernelAbortError, KernelTimeoutError, CrossCoreWriteError, GpsimdError, type Tensor } from "gpsimd";
 import { REPO } from "../helpers.js";
 
 const ADD = path.join(REPO, "examples", "seeds-nki", "tensor_add.py");
@@ -45,6 +46,20 @@ def scratchy(x):
     tmp = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.private_hbm)
     nl.store(tmp, value=nl.load(x[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]]))
     nl.store(out[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]], value=nl.load(tmp))
+    return out
+`;
+
+/** Instance i stores rows [96 i, 96 i + 128): consecutive instances overlap by 32 rows. */
+const OVERLAPPING = `
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def sloppy(x):
+    out = nl.ndarray((512, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    i = nl.program_id(0)
+    t = nl.load(x[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]])
+    nl.store(out[i * 96 + nl.arange(128)[:, None], nl.arange(64)[None, :]], value=t)
     return out
 `;
 
@@ -138,6 +153,26 @@ describe("a grid on several threads", () => {
       expect(bytesOf(launcher(x) as Tensor).equals(bytesOf(x))).toBe(true);
       expect(launcher.lastTimings?.instances).toEqual([]);
     }
+  });
+
+  it("reports instances that store to the same output elements the same way on 1, 2 and 4 threads", () => {
+    const x = randn([4 * 128, 64], { seed: 14 });
+    const errors = [1, 2, 4].map((threads) => {
+      try {
+        nki.loadSource(OVERLAPPING, { file: "sloppy.py", kernel: "sloppy", threads }).grid(4)(x);
+      } catch (e) {
+        return e as GpsimdError;
+      }
+      throw new Error(`threads ${threads}: no error`);
+    });
+    for (const e of errors) {
+      expect(e).toBeInstanceOf(CrossCoreWriteError);
+      expect(e.code).toBe("E_NKI_INSTANCE_OVERLAP");
+      expect(e.details.instances).toEqual([[0], [1]]);
+      expect(e.details.range).toEqual({ lo: [96, 0], hi: [128, 64], flat: false });
+      expect(e.message).toBe(errors[0].message);
+    }
+    expect(errors[0].message).toMatch(/^sloppy: SPMD instances \[0\] and \[1\] both write \[96:128, 0:64\] of the output HBM tensor 'out'/);
   });
 
   it("stops a runaway kernel at its timeout with KernelTimeoutError, on one thread and on several", () => {
