@@ -31,8 +31,7 @@ export async function nkiCheckCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parsed;
   const refFile = values.ref as string | undefined;
   if (!refFile) throw new UsageError("gpsimd check: give the reference module with --ref");
-  // One thread unless asked: the checks across instances (overlapping stores to a shared output) then see them all.
-  const target = openNkiTarget("check", positionals, values, 1);
+  const target = openNkiTarget("check", positionals, values);
   const reference = await loadReference(refFile, target.kernel, values.export as string | undefined);
   const runs = intOption(values, "runs", 3, 1);
   const seed = intOption(values, "seed", 0);

@@ -62,9 +62,6 @@ arguments, each tensor as a typed array of its values (Float32Array for float dt
 value as given, then an array with every tensor argument's sizes, then the keyword arguments as an
 object; it returns the expected output as an array-like of values, or { data, sizes }.
 
-Instances run on one thread unless --threads says otherwise: the checks across instances
-(overlapping stores to a shared output) compare instances that run on the same thread.
-
 options:
   --ref M          the reference module
   --export NAME    the reference function to use

@@ -23,10 +23,9 @@ function fileOf(command: string, positionals: string[]): string {
 }
 
 /** The options of nki.load from the command line. */
-function loadOptions(values: Record<string, unknown>, defaultThreads?: number): NkiOptions {
+function loadOptions(values: Record<string, unknown>): NkiOptions {
   const o: NkiOptions = {};
   if (values.threads !== undefined) o.threads = intOption(values, "threads", 1, 1);
-  else if (defaultThreads !== undefined) o.threads = defaultThreads;
   if (values.timeout !== undefined) o.timeout_ms = intOption(values, "timeout", 60000, 1);
   if (values.device !== undefined) {
     if (values.device !== "trn1" && values.device !== "trn2") throw new UsageError(`--device ${String(values.device)}: expected trn1 or trn2`);
@@ -36,9 +35,9 @@ function loadOptions(values: Record<string, unknown>, defaultThreads?: number): 
 }
 
 /** Loads the file and picks the kernel (the only one when --kernel is not given). */
-export function openNkiTarget(command: string, positionals: string[], values: Record<string, unknown>, defaultThreads?: number): NkiTarget {
+export function openNkiTarget(command: string, positionals: string[], values: Record<string, unknown>): NkiTarget {
   const file = fileOf(command, positionals);
-  const options = loadOptions(values, defaultThreads);
+  const options = loadOptions(values);
   let kernels: Record<string, NkiLauncher & { grid(...d: number[]): NkiLauncher }>;
   try {
     kernels = nki.load(file, options) as typeof kernels;
