@@ -63,13 +63,18 @@ export class Interpreter implements FunctionRunner {
   // ---------------------------------------------------------------- entry points
 
   /** Runs a module's top-level code in globals. */
-  runModule(module: Module, globals: Map<string, PyValue>): void {
+  /** Runs a module's top-level code in globals; importedAt is the import statement that loads it (a traceback frame). */
+  runModule(module: Module, globals: Map<string, PyValue>, importedAt?: SourceSite): void {
     const saved = this.enter(module.file, "<module>", null);
+    if (importedAt) { this.callSites.push(importedAt); this.stackCache = null; }
     try {
       const scope = new Scope(ScopeKind.Module, null, null, globals, this.builtins, globals);
       const r = this.execBlock(module.body, scope);
       if (r === RETURN) throw new PyException("SyntaxError", "'return' outside function");
-    } finally { this.leave(saved); }
+    } finally {
+      this.leave(saved);
+      if (importedAt) { this.callSites.pop(); this.stackCache = null; }
+    }
   }
 
   callFunction(fn: PyFunction, args: PyValue[], kwargs: Map<string, PyValue>, ctx: CallContext): PyValue {

@@ -123,7 +123,7 @@ export class ModuleLoader implements Importer {
     return m;
   }
 
-  private loadFile(path: string, name: string, _ctx: CallContext): PyValue {
+  private loadFile(path: string, name: string, ctx: CallContext): PyValue {
     const key = `file:${path}`;
     const hit = this.loaded.get(key);
     if (hit !== undefined) return hit;
@@ -139,7 +139,7 @@ export class ModuleLoader implements Importer {
     module.attrs.set("__doc__", null);
     this.loaded.set(key, module);
     try {
-      this.interp.runModule(parseModule(path, readFileSync(path, "utf8")), module.attrs);
+      this.interp.runModule(parseModule(path, readFileSync(path, "utf8")), module.attrs, ctx.site);
     } catch (e) {
       this.loaded.delete(key);
       throw e;

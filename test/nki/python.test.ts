@@ -151,6 +151,16 @@ describe("modules", () => {
     expect(out).toBe("128 3 256 helpers 7\nFalse True\n");
     expect(readFileSync(join(dir, "kernel.py"), "utf8")).toContain("import helpers");
   });
+  test("an exception while importing a sibling names the sibling's line, with the import in the traceback", () => {
+    const dir = mkdtempSync(join(tmpdir(), "nkipy-"));
+    writeFileSync(join(dir, "broken.py"), "X = 1\nY = X / 0\n");
+    writeFileSync(join(dir, "main_kernel.py"), "import os\nimport broken\n");
+    let err: PythonError | undefined;
+    try { loadProgram(join(dir, "main_kernel.py")); } catch (e) { err = e as PythonError; }
+    expect(err?.code).toBe("E_PY_ZeroDivisionError");
+    expect(err?.message).toBe(`ZeroDivisionError: division by zero at <module> (${join(dir, "broken.py")}:2:5)`);
+    expect(String(err?.details.traceback)).toContain(`File "${join(dir, "main_kernel.py")}", line 2, in <module>\n    import broken`);
+  });
   test("native modules: registered by name, made lazily once per program, dotted imports bind the package", () => {
     let made = 0;
     registerNativeModule("fakepkg", () => { made++; const m = new PyModule("fakepkg"); m.attrs.set("VERSION", 3); return m; });
