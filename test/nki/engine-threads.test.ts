@@ -8,6 +8,7 @@ import path from "node:path";
 import { hbm } from "../../host/device/hbm.js";
 import { engineModule, ENGINE_SCRATCH_BYTES, EngineDType as D, tileEngine } from "../../nki/machine/engine.js";
 import { PACKAGE_ROOT } from "../../build/paths.js";
+import { engineBytes } from "../../nki/machine/engine-build.js";
 import { operand, fillWith, get, rng, indices } from "./engine-helpers.js";
 
 const WORKER = `
@@ -22,6 +23,21 @@ import(workerData.engineUrl).then(({ tileEngineFromModule }) => {
 `;
 
 describe("engine on worker threads", () => {
+  it("the module imports only the shared memory and the host's sin/cos/tan, and has no data to write at instantiation", () => {
+    const imports = WebAssembly.Module.imports(engineModule()).map((i) => `${i.module}.${i.name}:${i.kind}`).sort();
+    expect(imports).toEqual(["env.cos:function", "env.memory:memory", "env.sin:function", "env.tan:function"]);
+    const wasm = engineBytes();
+    const sections: number[] = [];
+    for (let p = 8; p < wasm.length;) {
+      const id = wasm[p++]!;
+      let size = 0, shift = 0, b: number;
+      do { b = wasm[p++]!; size |= (b & 127) << shift; shift += 7; } while (b & 128);
+      sections.push(id);
+      p += size;
+    }
+    expect(sections).not.toContain(11); // data
+  });
+
   it("two workers instantiate the posted module and compute at once over shared memory", async () => {
     const engineUrl = pathToFileURL(path.join(PACKAGE_ROOT, "dist", "nki", "machine", "engine.js")).href;
     const r = rng(77);
