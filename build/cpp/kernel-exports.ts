@@ -54,35 +54,39 @@ export function kernelExportsSource(kernels: CppKernel[], stackBytes: number): s
   return lines.join("\n") + "\n";
 }
 
-// C printf: finds each conversion's argument type in the format, writes the runtime's argument records
-// (tag, value at +8; strings as C addresses) and hands the format to the runtime.
+// C printf: what printf("text") calls (a C++ call with arguments is the typed template of gpsimd/printf.h), and a
+// call from code that declared printf before <torch/torch.h>. It finds each conversion's argument type in the format
+// and records the argument through the runtime (the records are the runtime's memory: in sanitize mode a store of
+// the kernel's there would be an error), then hands the format to the runtime. A conversion when no argument at all
+// follows the format (the variadic area is null) would read what is not there, undefined on the device: a
+// KernelAbortError at the kernel's line.
 const PRINTF = String.raw`
 extern "C" int printf(const char* fmt, ...) {
-  enum { INT = 1, UINT = 2, FLOAT = 3, STRING = 4, MAX_ARGS = 8 };
-  char* rec = (char*)(uintptr_t)gpsimd_printf_args();
+  enum { MAX_ARGS = 8 };
+  static const char missing[] = "printf: the format has a conversion (%...) but no argument follows it: printf would read an argument that is not there (undefined on the device); pass the value, or write %% for a percent sign";
   va_list ap;
   va_start(ap, fmt);
+  const bool none = *(void**)&ap == nullptr;
   int n = 0;
   for (const char* p = fmt; *p; p++) {
     if (*p != '%') continue;
     p++;
     if (*p == '%') continue;
+    if (none) gpsimd_abort(missing, nullptr, 0);
     while (*p && strchr("-+ #0", *p)) p++;
-    if (*p == '*') { if (n < MAX_ARGS) { *(int32_t*)(rec + 16 * n) = INT; *(int64_t*)(rec + 16 * n + 8) = va_arg(ap, int); n++; } p++; }
+    if (*p == '*') { if (n < MAX_ARGS) gpsimd_printf_int(n++, va_arg(ap, int)); p++; }
     while (*p >= '0' && *p <= '9') p++;
-    if (*p == '.') { p++; if (*p == '*') { if (n < MAX_ARGS) { *(int32_t*)(rec + 16 * n) = INT; *(int64_t*)(rec + 16 * n + 8) = va_arg(ap, int); n++; } p++; } while (*p >= '0' && *p <= '9') p++; }
+    if (*p == '.') { p++; if (*p == '*') { if (n < MAX_ARGS) gpsimd_printf_int(n++, va_arg(ap, int)); p++; } while (*p >= '0' && *p <= '9') p++; }
     int wide = 0;
     while (*p && strchr("hlLqjzt", *p)) { if (*p == 'l' || *p == 'L' || *p == 'q' || *p == 'j') wide++; p++; }
     if (!*p || n >= MAX_ARGS) break;
-    char* r = rec + 16 * n;
     switch (*p) {
-      case 'd': case 'i': *(int32_t*)r = INT; *(int64_t*)(r + 8) = wide ? va_arg(ap, long long) : va_arg(ap, int); n++; break;
+      case 'd': case 'i': gpsimd_printf_int(n++, wide ? va_arg(ap, long long) : va_arg(ap, int)); break;
       case 'u': case 'x': case 'X': case 'o': case 'c':
-        *(int32_t*)r = UINT; *(uint64_t*)(r + 8) = wide ? va_arg(ap, unsigned long long) : va_arg(ap, unsigned); n++; break;
-      case 'p': *(int32_t*)r = UINT; *(uint64_t*)(r + 8) = (uintptr_t)va_arg(ap, void*); n++; break;
-      case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
-        *(int32_t*)r = FLOAT; *(double*)(r + 8) = va_arg(ap, double); n++; break;
-      case 's': *(int32_t*)r = STRING; *(uint32_t*)(r + 8) = (uint32_t)(uintptr_t)va_arg(ap, const char*); n++; break;
+        gpsimd_printf_uint(n++, wide ? va_arg(ap, unsigned long long) : va_arg(ap, unsigned)); break;
+      case 'p': gpsimd_printf_uint(n++, (uintptr_t)va_arg(ap, void*)); break;
+      case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A': gpsimd_printf_float(n++, va_arg(ap, double)); break;
+      case 's': gpsimd_printf_string(n++, va_arg(ap, const char*)); break;
       default: break;
     }
   }

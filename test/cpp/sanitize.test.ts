@@ -8,8 +8,8 @@
 // SanitizerError, each naming its own source.
 import { describe, it, expect, afterAll } from "vitest";
 import { readFileSync } from "node:fs";
-import { custom_op, ops, tensor, shutdown, SanitizerError, GpsimdError } from "gpsimd";
-import { fixturePath, TEST_BUILD_DIR, thrown, STRICT } from "../helpers.js";
+import { custom_op, ops, tensor, shutdown, SanitizerError, GpsimdError, KernelAbortError } from "gpsimd";
+import { fixturePath, TEST_BUILD_DIR, thrown, STRICT, captureOutput } from "../helpers.js";
 
 const file = (name: string) => fixturePath("cpp/sanitize", name);
 const twin = (name: string) => fixturePath("cpp/twins", name);
@@ -113,4 +113,18 @@ describe("every error of a C++ sanitize build names the kernel and the .cpp line
     expect(cpp.message).toContain(`the first past its end is byte 16 at guard_overrun (${twin("bugs.cpp")}:${cppAt.line}:`);
     expect(as.message).toContain(`the first past its end is byte 16 at guard_overrun (${twin("bugs.ts")}:${asAt.line}:`);
   });
+
+  it("C's printf records its arguments through the runtime: the runtime's own memory is never the kernel's error", () => {
+    const { printf } = captureOutput(() => ops.cpp_sanitize.c_printf(tensor([1]), 0n));
+    expect(printf.join("")).toContain("c printf 42 ok 2.5\n");
+  });
+
+  it("printf with a conversion and no argument is a KernelAbortError at its line, not a store into the runtime's bookkeeping", () => {
+    const e = thrown(() => ops.cpp_sanitize.c_printf(tensor([1]), 1n));
+    expect(e).toBeInstanceOf(KernelAbortError);
+    const { line } = placeOf(file("peek.cpp"), "torch::Tensor c_printf(", "printf(\"value %d\\n\")");
+    expect((e as KernelAbortError).message).toContain("printf: the format has a conversion (%...) but no argument follows it");
+    expect((e as KernelAbortError).message).toContain(`peek.cpp:${line}:`);
+  });
 });
+
