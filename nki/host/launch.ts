@@ -16,7 +16,7 @@ import { toWire, outputRef } from "../spmd/wire.js";
 import { J_CLAIM, J_FAILED_AT, type DoneMessage, type InstanceReport } from "../spmd/protocol.js";
 import { recordWrites, checkInstanceOverlaps, type SharedWrite } from "../spmd/overlaps.js";
 import { checksEnabled } from "../checks/index.js";
-import type { CallArguments } from "./arguments.js";
+import { tensorsOf, type CallArguments } from "./arguments.js";
 import type { ResolvedNkiOptions } from "./options.js";
 import { programOf, type ProgramSource } from "./programs.js";
 import { launchKernel, findKernel, finishLaunch, countsOf, type Program, type KernelFunction, type OutputRecord } from "./runtime.js";
@@ -131,7 +131,8 @@ export async function launchAsync(target: KernelTarget, call: CallArguments): Pr
   const writes: SharedWrite[] = [];
   const first = recordWrites(writes, () => runFirst(program, kernel, call, grid, deadline, target));
   const split: Split = { target, program, kernel, call, grid, count, deadline, records: first.outputRecords, writes };
-  const pinned = [...first.outputRecords.map((r) => r.tensor)];
+  // Until the threads are done, dispose() of an argument or an output waits (as for an operator's .async).
+  const pinned = [...tensorsOf(call), ...first.outputRecords.map((r) => r.tensor)];
   for (const t of pinned) t.pin();
   try {
     const job = postJob(split, Math.min(target.options.threads, count - 1));
