@@ -181,9 +181,12 @@ describe("faults", () => {
   it("rejects the call in flight when a thread dies, and replaces the thread", async () => {
     const lib = load({ timeout_ms: 10_000 });
     try {
+      await ops.mc_fixtures.core_ids.async(randn([64])); // the threads are up: the call below starts at once
       const pending = ops.mc_fixtures.spin_on.async(randn([64]), 1);
       await new Promise((r) => setTimeout(r, 100));
-      corePool().killThreadForTest(0);
+      // Every thread, so the one running the spinning core among them (an idle thread's death alone fails no call:
+      // it is replaced, test/reliability/idle-threads.test.ts).
+      for (let i = 0; i < corePool().threadCount; i++) corePool().killThreadForTest(i);
       const e = await pending.catch((x: unknown) => x);
       expect(e).toBeInstanceOf(WorkerCrashError);
       expect((e as Error).message).toMatch(/^mc_fixtures::spin_on: a core thread died/);

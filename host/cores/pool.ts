@@ -21,7 +21,7 @@ import { watchdog, SLOT_POOL } from "./watchdog.js";
 import { finishLaunch } from "./outcome.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
-  C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT,
+  C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, COMMAND_RECEIVE, WORKER_IDLE, WORKER_RETIRED,
   STATUS_PENDING, STATUS_RUNNING, MAILBOXES_BYTES, C_ASYNC, C_CRASHED, C_FAULT, CRASH_AT, claimWord, epochNow,
   type WorkerMessage, type WorkerInit, type CompletionMessage,
 } from "./protocol.js";
@@ -61,6 +61,14 @@ export class Pool {
   private workers: Worker[] = [];
   /** Settles when the worker has started and can run cores (its start-up does not count against timeout_ms). */
   private readonly readiness = new Map<Worker, { ready: Promise<void>; settle: () => void }>();
+  /** Each worker's state word (protocol.ts: WorkerInit.state). */
+  private readonly states = new Map<Worker, Int32Array>();
+  /** Library broadcasts each worker has taken in (it instantiated their modules), as it last said. */
+  private readonly received = new Map<Worker, number>();
+  /** Async launches waiting for workers to take libraries in (librariesReceived). */
+  private receiveWaiters: { done: () => boolean; resolve: () => void }[] = [];
+  /** Bumped when the threads are rebuilt: an async launch that prepared the old ones prepares again. */
+  private generation = 0;
   private ports: MessagePort[] = [];
   private control!: Int32Array;
   private controlBuffer!: SharedArrayBuffer;
@@ -99,17 +107,24 @@ export class Pool {
   /** Number of worker threads running. */
   get threadCount(): number { return this.workers.length; }
 
-  private startWorker(index: number): void {
+  /** Starts worker `index`; `seqAtStart` 0 makes it look at the launch in shared memory at once (a replacement joins a launch in flight). */
+  private startWorker(index: number, seqAtStart = this.seq): void {
     const { port1, port2 } = new MessageChannel();
+    const state = new SharedArrayBuffer(4);
     const init: WorkerInit = {
       index, control: this.controlBuffer, mailboxes: this.mailboxes, memory: hbm().memory, port: port2,
-      replayed: this.libraryIds.size, messagesAtStart: this.messages, seqAtStart: this.seq,
+      replayed: this.libraryIds.size, messagesAtStart: this.messages, seqAtStart, state,
     };
     const worker = new Worker(new URL("./worker.js", import.meta.url), threadOptions({ workerData: init, transferList: [port2] }));
+    this.states.set(worker, new Int32Array(state));
     let settle!: () => void;
     const ready = new Promise<void>((resolve) => { settle = resolve; });
     this.readiness.set(worker, { ready, settle });
-    port1.on("message", (m: CompletionMessage) => (m.type === "ready" ? settle() : this.onComplete(m.seq)));
+    port1.on("message", (m: CompletionMessage) => {
+      if (m.type === "complete") return this.onComplete(m.seq);
+      if (m.type === "ready") settle();
+      this.onReceived(worker, m.messages);
+    });
     worker.unref();
     port1.unref(); // a pending async call holds the event loop (launchAsync), not the port
     worker.on("error", (e) => this.onWorkerDeath(worker, e));
@@ -191,7 +206,7 @@ export class Pool {
   launchAsync(request: LaunchRequest): Promise<void> {
     // The threads and their ports never keep the process alive; a pending call does, until it settles.
     const keepAlive = setInterval(() => undefined, 1 << 30);
-    const result = this.queue.then(() => this.threadsReady(request.library.threads)).then(() => new Promise<void>((resolve, reject) => {
+    const result = this.queue.then(() => this.prepareAsync(request.library)).then(() => new Promise<void>((resolve, reject) => {
       if (this.inFlight) this.finishBlocking(this.inFlight);
       const launch = this.publish(request, (error) => (error ? reject(error) : resolve()), request.library.threads);
       this.watchAsync(launch);
@@ -200,10 +215,52 @@ export class Pool {
     return result;
   }
 
+  /**
+   * Before an async launch is published (and its deadline starts): its threads have started, and each has taken the
+   * library in (instantiated its module), so that neither counts against the launch's timeout_ms; only the kernel's
+   * time does. Threads rebuilt meanwhile are prepared again.
+   */
+  private async prepareAsync(library: Library): Promise<void> {
+    this.register(library); // before threads start: a new thread takes it in at start-up
+    for (;;) {
+      const generation = this.generation;
+      await this.threadsReady(library.threads);
+      await this.librariesReceived(library.threads);
+      if (generation === this.generation) return;
+    }
+  }
+
   /** Starts n workers and waits until they can run cores, so that their start-up is not counted against the launch's timeout. */
   private threadsReady(n: number): Promise<unknown> {
     this.ensureThreads(n);
     return Promise.all(this.workers.slice(0, n).map((w) => this.readiness.get(w)?.ready));
+  }
+
+  /**
+   * Waits until workers 0..n-1 have taken in every library broadcast so far: those behind are woken with
+   * COMMAND_RECEIVE (a launch that runs nothing) and say when they have (worker.ts).
+   */
+  private librariesReceived(n: number): Promise<void> {
+    const target = this.messages;
+    const behind = () => this.workers.slice(0, n).some((w) => (this.received.get(w) ?? 0) < target);
+    if (!behind()) return Promise.resolve();
+    if (this.inFlight) this.finishBlocking(this.inFlight); // a launch's threads must see its seq before the next one
+    return new Promise<void>((resolve) => {
+      this.receiveWaiters.push({ done: () => !behind(), resolve });
+      const c = this.control;
+      c[C_COMMAND] = COMMAND_RECEIVE;
+      Atomics.store(c, C_SEQ, (this.seq = (this.seq % 0xFFFFFF) + 1));
+      if (Atomics.load(c, C_PARKED) > 0) Atomics.notify(c, C_SEQ);
+    });
+  }
+
+  /** A worker says how many library broadcasts it has taken in. */
+  private onReceived(worker: Worker, messages: number): void {
+    if (!this.workers.includes(worker)) return;
+    this.received.set(worker, Math.max(messages, this.received.get(worker) ?? 0));
+    const waiters = this.receiveWaiters;
+    this.receiveWaiters = waiters.filter((w) => !w.done());
+    for (const w of waiters) if (!this.receiveWaiters.includes(w)) w.resolve();
   }
 
   /** Writes the launch into shared memory and wakes `workers` workers. */
@@ -351,8 +408,15 @@ export class Pool {
   }
 
   private onWorkerDeath(worker: Worker, cause: Error): void {
-    if (this.closing || !this.workers.includes(worker)) return;
+    const index = this.workers.indexOf(worker);
+    if (this.closing || index < 0) return;
     const launch = this.inFlight;
+    if (launch && !launch.collected && Atomics.load(this.states.get(worker)!, 0) !== launch.seq) {
+      // It held no core of the launch in flight (it died idle, its exit seen only now): the launch goes on with the
+      // other threads, and a new thread takes the dead one's place and joins it.
+      this.replace(index);
+      return;
+    }
     this.rebuild();
     if (launch && !launch.collected) {
       this.abandon(launch);
@@ -367,16 +431,36 @@ export class Pool {
     Atomics.store(this.control, C_FAULT, index + 1);
   }
 
-  /** Terminates one worker as if it had crashed (fault-injection tests). */
+  /**
+   * Terminates one worker as if it had crashed (fault-injection tests). An idle one is retired first, so that it takes
+   * no launch before the termination lands, and replaced at once: the next launch never waits for a dead thread.
+   */
   killThreadForTest(index: number): void {
-    void this.workers[index]?.terminate();
+    const worker = this.workers[index];
+    if (!worker) return;
+    if (Atomics.compareExchange(this.states.get(worker)!, 0, WORKER_IDLE, WORKER_RETIRED) === WORKER_IDLE) this.replace(index);
+    void worker.terminate();
+  }
+
+  /** A new thread in worker `index`'s place (the old one is dead or retired); it joins the launch in flight, if any. */
+  private replace(index: number): void {
+    const old = this.workers[index];
+    this.readiness.get(old)?.settle();
+    this.readiness.delete(old);
+    this.received.delete(old);
+    this.states.delete(old);
+    this.startWorker(index, 0);
   }
 
   /** Stops every worker and starts afresh (lazily, at the next launch). */
   private rebuild(): void {
     const old = this.workers;
+    this.generation++;
     for (const w of old) this.readiness.get(w)?.settle(); // a launch waiting for them starts the new ones
-    for (const w of old) this.readiness.delete(w);
+    for (const w of old) { this.readiness.delete(w); this.received.delete(w); this.states.delete(w); }
+    const waiters = this.receiveWaiters;
+    this.receiveWaiters = [];
+    for (const w of waiters) w.resolve(); // none waits for threads that are gone (prepareAsync prepares the new ones)
     this.workers = [];
     this.ports = [];
     this.inFlight = null;

@@ -51,6 +51,8 @@ export function epochNow(): number {
 
 export const COMMAND_LAUNCH = 0;
 export const COMMAND_EXIT = 1;
+/** Receive the library messages broadcast so far and say so ({ type: "received" }); run nothing. */
+export const COMMAND_RECEIVE = 2;
 
 // ---- per-core status ----
 export const STATUS_PENDING = 0;
@@ -80,8 +82,11 @@ export interface CoreReportData {
 /** An operator of a library, as workers know it. */
 export interface WorkerOp { name: string; kernel: KernelSignature; }
 
-/** A worker's messages to the main thread: it is ready to run cores; an asynchronous launch completed. */
-export type CompletionMessage = { type: "ready" } | { type: "complete"; seq: number };
+/**
+ * A worker's messages to the main thread: it is ready to run cores (with the libraries of the first `messages`
+ * broadcasts); it has received the first `messages` library broadcasts; an asynchronous launch completed.
+ */
+export type CompletionMessage = { type: "ready"; messages: number } | { type: "received"; messages: number } | { type: "complete"; seq: number };
 
 /** Messages to workers (received with receiveMessageOnPort). */
 export type WorkerMessage =
@@ -100,8 +105,19 @@ export interface WorkerInit {
   messagesAtStart: number;
   /** C_SEQ when the worker was created: a launch published before the thread is up is still seen as new. */
   seqAtStart: number;
+  /**
+   * The thread's own state word (Int32 [0]): WORKER_IDLE, the seq of the launch it takes part in (set by
+   * compare-and-swap from idle before it claims a core, back to idle once every core it claimed is done), or
+   * WORKER_RETIRED (set by the pool from idle: the thread takes no more work). So the pool knows whether a thread that
+   * dies held any core of the launch in flight, and can retire an idle thread so that it never takes one.
+   */
+  state: SharedArrayBuffer;
   port: import("node:worker_threads").MessagePort;
 }
+
+/** A worker's state word (WorkerInit.state): holding nothing, or retired; otherwise the seq of its launch. */
+export const WORKER_IDLE = 0;
+export const WORKER_RETIRED = -1;
 
 /** Packs a claim word. */
 export function claimWord(seq: number, next: number): number {

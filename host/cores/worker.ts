@@ -7,17 +7,22 @@ import { workerData, receiveMessageOnPort } from "node:worker_threads";
 import { Executor, SPIN_MS } from "./executor.js";
 import { CTX_STOP } from "../device/layout.js";
 import {
-  C_SEQ, C_COMMAND, C_LIBRARY_MESSAGES, C_NCORES, C_CONTEXTS, C_PARKED, C_THREADS, C_CRASHED, C_COMPLETE, COMMAND_EXIT, CRASH_AT, CRASH_BYTES,
-  type WorkerInit, type WorkerMessage, type CompletionMessage,
+  C_SEQ, C_COMMAND, C_LIBRARY_MESSAGES, C_NCORES, C_CONTEXTS, C_PARKED, C_THREADS, C_CRASHED, C_COMPLETE, COMMAND_EXIT, COMMAND_RECEIVE,
+  CRASH_AT, CRASH_BYTES, WORKER_IDLE, type WorkerInit, type WorkerMessage, type CompletionMessage,
 } from "./protocol.js";
 
 const init = workerData as WorkerInit;
 const control = new Int32Array(init.control);
+const state = new Int32Array(init.state);
 const executor = new Executor(control, init.mailboxes, init.memory, init.index, (seq) => init.port.postMessage({ type: "complete", seq } satisfies CompletionMessage));
 let messagesSeen = init.messagesAtStart;
 
-/** Receives the library messages broadcast since the last launch (posted before they were counted). */
-function receiveLibraries(): void {
+/**
+ * Receives the library messages broadcast since the last launch (posted before they were counted); says how many it
+ * has when asked, or when it took new ones in (the pool waits for that before an async launch: Pool.librariesReceived).
+ */
+function receiveLibraries(asked: boolean): void {
+  const before = messagesSeen;
   const wanted = Atomics.load(control, C_LIBRARY_MESSAGES);
   while (messagesSeen < wanted) {
     const got = receiveMessageOnPort(init.port);
@@ -25,6 +30,7 @@ function receiveLibraries(): void {
     messagesSeen++;
     executor.apply(got.message as WorkerMessage);
   }
+  if (asked || messagesSeen !== before) init.port.postMessage({ type: "received", messages: messagesSeen } satisfies CompletionMessage);
 }
 
 /** Waits until the sequence number differs from `seen` (spinning SPIN_MS first: a launch that follows soon is picked up in ~µs instead of a futex wake); returns the new one. */
@@ -63,14 +69,19 @@ function reportCrash(e: unknown): void {
   Atomics.notify(control, C_COMPLETE);
 }
 
-init.port.postMessage({ type: "ready" } satisfies CompletionMessage);
+init.port.postMessage({ type: "ready", messages: messagesSeen } satisfies CompletionMessage);
 let seen = init.seqAtStart;
 try {
   for (;;) {
     seen = waitForLaunch(seen);
-    if (Atomics.load(control, C_COMMAND) === COMMAND_EXIT) break;
-    receiveLibraries();
-    if (init.index < Atomics.load(control, C_THREADS)) executor.runClaims(seen);
+    const command = Atomics.load(control, C_COMMAND);
+    if (command === COMMAND_EXIT) break;
+    receiveLibraries(command === COMMAND_RECEIVE);
+    if (command === COMMAND_RECEIVE || init.index >= Atomics.load(control, C_THREADS)) continue;
+    // Before any claim: while the state word holds the launch, this thread may hold one of its cores. Retired: stop.
+    if (Atomics.compareExchange(state, 0, WORKER_IDLE, seen) !== WORKER_IDLE) break;
+    executor.runClaims(seen);
+    Atomics.store(state, 0, WORKER_IDLE);
   }
 } catch (e) {
   reportCrash(e);
