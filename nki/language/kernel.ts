@@ -3,6 +3,7 @@
 // in order on this thread over SBUF/PSUM arenas of its own, then the launch-end checks run.
 import { HostObject, PyException, PyTuple, PyList, type CallContext, type PyValue } from "../python/values.js";
 import type { PyFunction } from "../python/objects.js";
+import { placeholdersForbidden, setPlaceholdersForbidden } from "../python/placeholder.js";
 import { KernelLaunch, KernelRun, withRun, maybeCurrentRun, currentRun, type OutputRecord } from "../machine/kernel-run.js";
 import { NkiArray } from "../machine/tile.js";
 import { copyInto } from "./compute.js";
@@ -120,7 +121,14 @@ export function launchPython(kernel: KernelFunction, args: PyValue[], kwargs: Ma
     for (let n = first; n < end; n++) {
       const run = new KernelRun(launch, n, arenas);
       try {
-        returned = withRun(run, () => onChipToHbm(kernel.fn.call(args, kwargs, ctx), ctx));
+        // Host-side packages (torch, jax) are placeholders: usable at module level, an error inside a kernel.
+        const wasForbidden = placeholdersForbidden();
+        setPlaceholdersForbidden(true);
+        try {
+          returned = withRun(run, () => onChipToHbm(kernel.fn.call(args, kwargs, ctx), ctx));
+        } finally {
+          setPlaceholdersForbidden(wasForbidden);
+        }
       } finally {
         run.memory.reset();
       }
