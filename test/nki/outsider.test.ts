@@ -1,0 +1,146 @@
+// The outsider round: kernels written from the README, docs/nki.md and the public NKI API docs only
+// (test/nki/fixtures/outsider/*.py), run through the public API (nki.load) against plain TypeScript
+// references; then buggy variants, each with the documented error class, code, line and names.
+import { describe, it, expect, afterAll } from "vitest";
+import { nki, tensor, type Tensor } from "gpsimd";
+import { OUTSIDER, values, ints, toBf16, firstMismatch, gelu, silu, matmul } from "./outsider-helpers.js";
+
+afterAll(() => nki.shutdown());
+
+const f32 = (t: Tensor) => Array.from(t.data() as Float32Array);
+
+describe("outsider kernels against references", () => {
+  it("row softmax over [256, 512]", () => {
+    const N = 256, D = 512, xv = values(N * D, 1, 5);
+    const out = nki.load(OUTSIDER("softmax.py"), "softmax_kernel")(tensor(xv, [N, D])) as Tensor;
+    const want = new Float64Array(N * D);
+    for (let r = 0; r < N; r++) {
+      const row = xv.subarray(r * D, (r + 1) * D);
+      const mx = Math.max(...row);
+      let s = 0;
+      for (let j = 0; j < D; j++) s += Math.exp(row[j] - mx);
+      for (let j = 0; j < D; j++) want[r * D + j] = Math.exp(row[j] - mx) / s;
+    }
+    expect(firstMismatch(f32(out), Array.from(want), 1e-5, 1e-9)).toBeNull();
+  });
+
+  it("layernorm with gamma, beta and the default eps", () => {
+    const N = 256, D = 384, xv = values(N * D, 2, 3), g = values(D, 3), b = values(D, 4);
+    const k = nki.load(OUTSIDER("layernorm.py"), "layernorm_kernel");
+    const out = k(tensor(xv, [N, D]), tensor(g, [D]), tensor(b, [D])) as Tensor;
+    const want: number[] = [];
+    for (let r = 0; r < N; r++) {
+      const row = xv.subarray(r * D, (r + 1) * D);
+      const mean = row.reduce((s, v) => s + v, 0) / D;
+      const v = row.reduce((s, x) => s + (x - mean) ** 2, 0) / D;
+      for (let j = 0; j < D; j++) want.push((row[j] - mean) / Math.sqrt(v + 1e-5) * g[j] + b[j]);
+    }
+    expect(firstMismatch(f32(out), want, 1e-4, 1e-5)).toBeNull();
+  });
+
+  it("rmsnorm in the current API (dma_copy, activation with reduce_res, tensor_scalar)", () => {
+    const N = 256, D = 256, xv = values(N * D, 5, 2), w = values(D, 6);
+    const out = nki.load(OUTSIDER("rmsnorm.py"), "rmsnorm_kernel")(tensor(xv, [N, D]), tensor(w, [D])) as Tensor;
+    const want: number[] = [];
+    for (let r = 0; r < N; r++) {
+      const row = xv.subarray(r * D, (r + 1) * D);
+      const inv = 1 / Math.sqrt(row.reduce((s, x) => s + x * x, 0) / D + 1e-6);
+      for (let j = 0; j < D; j++) want.push(row[j] * inv * w[j]);
+    }
+    expect(firstMismatch(f32(out), want, 1e-4, 1e-6)).toBeNull();
+  });
+
+  it("fused MLP: gelu(x @ w1) accumulated over K in PSUM, then nl.matmul and nl.matmul(transpose_x=True) + silu", () => {
+    const K = 256, M = 128, H = 128, N = 512;
+    const xT = values(K * M, 7), w1 = values(K * H, 8, 0.2), w2 = values(H * N, 9, 0.2);
+    const [y1, y2] = nki.load(OUTSIDER("mlp.py"), "mlp_kernel")(tensor(xT, [K, M]), tensor(w1, [K, H]), tensor(w2, [H, N])) as Tensor[];
+    const h = Array.from(matmul(xT, w1, M, K, H, true), gelu);
+    const hw = matmul(h, w2, M, H, N, false);
+    expect(firstMismatch(f32(y1), Array.from(hw), 1e-4, 1e-5)).toBeNull();
+    expect(firstMismatch(f32(y2), Array.from(hw, silu), 1e-4, 1e-5)).toBeNull();
+  });
+
+  it("bfloat16 matmul accumulating in float32 PSUM over K", () => {
+    const K = 384, M = 256, N = 512;
+    const a = toBf16(values(K * M, 10)), b = toBf16(values(K * N, 11));
+    const out = nki.load(OUTSIDER("matmul_bf16.py"), "matmul_bf16_kernel")(tensor(a, [K, M], "bfloat16"), tensor(b, [K, N], "bfloat16")) as Tensor;
+    expect(String(out.dtype)).toBe("float32");
+    // bf16 products are exact in float32; only the float32 sums round.
+    expect(firstMismatch(f32(out), Array.from(matmul(a, b, M, K, N, true)), 1e-5, 1e-5)).toBeNull();
+  });
+
+  it("column sums through nisa.nc_transpose and a reduction along the free axis", () => {
+    const R = 384, C = 256, xv = values(R * C, 12);
+    const out = nki.load(OUTSIDER("colsum.py"), "colsum_kernel")(tensor(xv, [R, C])) as Tensor;
+    expect(out.sizes()).toEqual([C, 1]);
+    const want = new Array<number>(C).fill(0);
+    for (let r = 0; r < R; r++) for (let c = 0; c < C; c++) want[c] += xv[r * C + c];
+    expect(firstMismatch(f32(out), want, 1e-5, 1e-5)).toBeNull();
+  });
+
+  it("a masked tail tile: 300 rows, the last tile has 44", () => {
+    const N = 300, D = 200, xv = values(N * D, 13);
+    const out = nki.load(OUTSIDER("masked_tail.py"), "masked_tail_kernel")(tensor(xv, [N, D])) as Tensor;
+    expect(f32(out)).toEqual(Array.from(xv, (x) => Math.fround(Math.fround(2 * x) + 1)));
+  });
+
+  it("an SPMD kernel over a 3-D grid with nl.program_id and nl.num_programs", () => {
+    const B = 2, R = 256, C = 512, xv = values(B * R * C, 14);
+    const out = nki.load(OUTSIDER("spmd3d.py"), "spmd3d_kernel").grid(2, 2, 2)(tensor(xv, [B, R, C])) as Tensor;
+    const want = Array.from(xv, (x, i) => {
+      const b = Math.floor(i / (R * C)), r = Math.floor((i % (R * C)) / C / 128), c = Math.floor((i % C) / 256);
+      return Math.fround(Math.fround(x * (1 + b)) + (r * 2 + c));
+    });
+    expect(f32(out)).toEqual(want);
+  });
+
+  it("a helper function with keyword arguments and defaults; kernel keyword arguments", () => {
+    const xv = values(128 * 64, 15, 4);
+    const k = nki.load(OUTSIDER("helper_kwargs.py"), "helper_kernel");
+    const plain = k(tensor(xv, [128, 64])) as Tensor;
+    expect(f32(plain)).toEqual(Array.from(xv, (x) => Math.fround(Math.fround(2 * x) + 0.5)));
+    const clamped = k(tensor(xv, [128, 64]), { shift: -1, clamp: 3 }) as Tensor;
+    expect(f32(clamped)).toEqual(Array.from(xv, (x) => Math.min(Math.fround(Math.fround(2 * x) - 1), 3)));
+  });
+
+  it("nl.sequential_range carrying an accumulator tile", () => {
+    const T = 5, P = 128, F = 96, xv = values(T * P * F, 16);
+    const out = nki.load(OUTSIDER("prefix_tiles.py"), "prefix_tiles_kernel")(tensor(xv, [T, P, F])) as Tensor;
+    const want = new Float32Array(T * P * F);
+    for (let i = 0; i < T * P * F; i++) want[i] = i < P * F ? xv[i] : Math.fround(want[i - P * F] + xv[i]);
+    expect(f32(out)).toEqual(Array.from(want));
+  });
+
+  it("nisa.iota, nl.where and nisa.affine_select", () => {
+    const P = 128, F = 160, xv = values(P * F, 17);
+    const out = nki.load(OUTSIDER("iota_where.py"), "iota_where_kernel")(tensor(xv, [P, F])) as Tensor;
+    const want = Array.from(xv, (x, i) => {
+      const p = Math.floor(i / F), f = i % F;
+      return p - f >= 0 ? (i % 2 === 0 ? x : -x) : -1;
+    });
+    expect(f32(out)).toEqual(want);
+  });
+
+  it("nisa.activation with a bias tile and a scale, in both isa generations", () => {
+    const P = 128, F = 256, xv = values(P * F, 18, 4), bv = values(P, 19);
+    const x = tensor(xv, [P, F]), bias = tensor(bv, [P, 1]);
+    const v1 = nki.load(OUTSIDER("activation_bias.py"), "activation_kernel")(x, bias) as Tensor;
+    expect(firstMismatch(f32(v1), Array.from(xv, (v, i) => Math.tanh(0.5 * v + bv[Math.floor(i / F)])), 1e-6, 1e-7)).toBeNull();
+    const v2 = nki.load(OUTSIDER("activation_bias_v2.py"), "activation_v2_kernel")(x, bias) as Tensor;
+    expect(firstMismatch(f32(v2), Array.from(xv, (v, i) => Math.exp(-0.25 * v + bv[Math.floor(i / F)])), 1e-6, 1e-7)).toBeNull();
+  });
+
+  it("int32 arithmetic wraps: multiply-add, shifts, xor, and, max", () => {
+    const n = 128 * 64, a = ints(n, 20, -(2 ** 31), 2 ** 31 - 1), b = ints(n, 21, -100000, 100000);
+    const out = nki.load(OUTSIDER("int32_ops.py"), "int32_kernel")(tensor(a, [128, 64]), tensor(b, [128, 64])) as Tensor;
+    expect(String(out.dtype)).toBe("int32");
+    const want = Array.from(a, (x, i) => {
+      const y = b[i];
+      let s = (Math.imul(x, 65537) + y) | 0;
+      s = s ^ (y << 3);
+      s = Math.max(s, x >> 2);
+      return (s - (x & y)) | 0;
+    });
+    expect(Array.from(out.data() as Int32Array)).toEqual(want);
+  });
+});
