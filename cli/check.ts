@@ -14,7 +14,7 @@ import { compareOutput, opcheck, unflatten, writerOf, type Tolerance } from "./c
 import { parseCommand, listOption, intOption, numberOption, UsageError, EXIT, VALUE_KINDS, type ValueKind } from "./options.js";
 import { progress } from "./progress.js";
 import { withShapeContext } from "../host/device/shape-context.js";
-import { shapeArguments, paramText, paramTypeText } from "../host/library/arguments.js";
+import { shapeArguments, paramTypeText } from "../host/library/arguments.js";
 
 /** Sizes a random dimension favours: the edges kernels get wrong. */
 export const EDGE_SIZES = [1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 255, 1000, 1023, 1024, 1025, 4097, 65535];
@@ -92,7 +92,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const scalars = listOption(values, "arg");
   const scalarParams = kernel.params.filter((p) => p.kind !== "tensor");
   if (scalars.length !== scalarParams.length) {
-    const wanted = scalarParams.map((p) => paramText(kernel, p)).join(", ");
+    const wanted = scalarParams.map((p) => `${paramTypeText(kernel, p)} ${p.name}`).join(", ");
     throw new UsageError(`gpsimd check: ${qualifiedOf(library, opName)} takes ${scalarParams.length} scalar argument${scalarParams.length === 1 ? "" : "s"}${wanted ? ` (${wanted})` : ""}, but ${scalars.length} --arg ${scalars.length === 1 ? "was" : "were"} given; give one --arg per scalar, in parameter order`);
   }
   scalarParams.forEach((p, i) => scalarValue(scalars[i], p.kind, p.name));

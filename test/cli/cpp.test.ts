@@ -29,8 +29,8 @@ describe("gpsimd build on C++", () => {
     const lines = built.stdout.split("\n");
     expect(lines[0]).toMatch(new RegExp(`^relu_cpp: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\([\\d.]+ KB, built in [\\d.]+ m?s\\)$`));
     expect(lines[1]).toBe(`  single core; kernels from ${path.relative(REPO, KERNEL)}`);
-    expect(lines[2]).toBe(`  ops.cpp_cli_relu.relu_forward(t_in: Tensor)  kernel relu_forward (${path.relative(REPO, KERNEL)}:9)`);
-    expect(lines[3]).toBe(`  ops.cpp_cli_relu.relu_planted(t_in: Tensor)  kernel relu_planted (${path.relative(REPO, KERNEL)}:23)`);
+    expect(lines[2]).toBe(`  ops.cpp_cli_relu.relu_forward(torch::Tensor t_in)  kernel relu_forward (${path.relative(REPO, KERNEL)}:9)`);
+    expect(lines[3]).toBe(`  ops.cpp_cli_relu.relu_planted(torch::Tensor t_in)  kernel relu_planted (${path.relative(REPO, KERNEL)}:23)`);
     // The compiler package's own "yowasp-llvm: fetched N%" lines stay out of the output.
     expect(built.stdout + built.stderr).not.toContain("yowasp-llvm");
   });
