@@ -14,7 +14,7 @@ import { hbm } from "../../host/device/hbm.js";
 import { KernelTimeoutError, WorkerCrashError } from "../../host/checks/errors.js";
 import { engineModuleForThreads, allocateThreadResources, releaseThreadResources, type ThreadResources } from "./thread-resources.js";
 import {
-  J_RUNNING, J_CRASHED, J_CLAIM, J_FAILED_AT, JOB_CONTROL_WORDS, NONE_FAILED, START_BLOCK_BYTES, START_FAILED, STARTED, startFailure,
+  J_RUNNING, J_CRASHED, J_CLAIM, J_FAILED_AT, JOB_CONTROL_WORDS, NONE_FAILED, START_BLOCK_BYTES, START_FAILED, STARTED, S_IN_JOB, S_STATE, startFailure,
   type JobMessage, type DoneMessage, type WorkerInit,
 } from "./protocol.js";
 
@@ -24,10 +24,13 @@ export const STOP_GRACE_MS = 2000;
 const POLL_MS = 50;
 
 interface PoolThread {
+  index: number;
   worker: Worker;
   port: MessagePort;
   resources: ThreadResources;
   started: SharedArrayBuffer;
+  /** The job it was last given (its death inside it marks the job crashed). */
+  job: { seq: number; control: Int32Array } | null;
 }
 
 /** A job in flight: its control words and the threads that run it. */
@@ -44,6 +47,11 @@ export class SpmdPool {
   /** Threads running now. */
   get size(): number { return this.threads.length; }
 
+  /** Thread i's Worker (tests stop one to see a crash handled). */
+  threadForTest(i: number): Worker { return this.threads[i].worker; }
+  /** Whether thread i is running a job now. */
+  inJobForTest(i: number): boolean { return Atomics.load(new Int32Array(this.threads[i].started), S_IN_JOB) !== 0; }
+
   /** At least n threads (started now if needed; their start-up overlaps the caller's own work). */
   private ensure(n: number): void {
     while (this.threads.length < n) this.threads.push(this.start(this.threads.length));
@@ -57,9 +65,19 @@ export class SpmdPool {
     const worker = new Worker(new URL("./worker.js", import.meta.url), threadOptions({ workerData: init, transferList: [port2] }));
     worker.unref();
     port1.unref();
-    // Errors surface through the job's control words (the caller cannot run event handlers while it waits).
+    const thread: PoolThread = { index, worker, port: port1, resources, started, job: null };
+    // A thread that dies marks its job crashed: the worker's own exit handler does when it can (process.exit,
+    // an uncaught error), this one when the thread was stopped from outside. A synchronous caller cannot run
+    // event handlers while it waits, so both are needed.
     worker.on("error", () => undefined);
-    return { worker, port: port1, resources, started };
+    worker.on("exit", () => {
+      const job = thread.job;
+      if (job && Atomics.load(new Int32Array(started), S_IN_JOB) === job.seq) {
+        Atomics.compareExchange(job.control, J_CRASHED, 0, index + 1);
+        Atomics.notify(job.control, J_RUNNING);
+      }
+    });
+    return thread;
   }
 
   /** Posts a job's instances [first, count) to `n` threads; returns the job to run beside and wait for. */
@@ -71,7 +89,10 @@ export class SpmdPool {
     control[J_FAILED_AT] = NONE_FAILED;
     const full: JobMessage = { ...message, type: "job", seq: ++this.seq, control: buffer };
     const threads = this.threads.slice(0, n);
-    for (const t of threads) t.port.postMessage(full);
+    for (const t of threads) {
+      t.job = { seq: full.seq, control };
+      t.port.postMessage(full);
+    }
     return { control, threads, message: full };
   }
 
@@ -111,7 +132,7 @@ export class SpmdPool {
 
   /** A thread that could not start is an error even when the others did its share. */
   private checkStarts(job: Job): void {
-    const failed = job.threads.find((t) => Atomics.load(new Int32Array(t.started), 0) === START_FAILED);
+    const failed = job.threads.find((t) => Atomics.load(new Int32Array(t.started), S_STATE) === START_FAILED);
     if (!failed) return;
     const why = startFailure(failed.started);
     this.reset();
@@ -127,7 +148,7 @@ export class SpmdPool {
     }
     this.checkStarts(job);
     if (Date.now() > job.message.deadline + STOP_GRACE_MS) {
-      const neverStarted = job.threads.filter((t) => Atomics.load(new Int32Array(t.started), 0) !== STARTED).length;
+      const neverStarted = job.threads.filter((t) => Atomics.load(new Int32Array(t.started), S_STATE) !== STARTED).length;
       this.reset();
       if (neverStarted) throw new WorkerCrashError("E_WORKER_START", `${neverStarted} NKI worker thread${neverStarted === 1 ? "" : "s"} never started (running ${job.message.kernel}); the threads were restarted`, { details: { kernel: job.message.kernel, file: job.message.file } });
       const claimed = Math.min(Atomics.load(job.control, J_CLAIM), job.message.count);
@@ -152,6 +173,7 @@ export class SpmdPool {
     const old = this.threads;
     this.threads = [];
     for (const t of old) {
+      t.job = null; // stopped on purpose: not a crash
       void t.worker.terminate().finally(() => releaseThreadResources(t.resources));
       t.port.close();
     }

@@ -19,24 +19,31 @@ export const J_CRASHED = 3;     // 1 + index of a worker whose thread died durin
 export const JOB_CONTROL_WORDS = 4;
 export const NONE_FAILED = 0x7fffffff;
 
-/** The `started` word of a worker: 0 while it loads, STARTED when it takes jobs, START_FAILED (with a message after it) when it could not start. */
+/**
+ * A worker's state block (shared with the calling thread). Word S_STATE: 0 while it loads, STARTED when it
+ * takes jobs, START_FAILED when it could not start (S_MESSAGE_LENGTH bytes of message from MESSAGE_AT). Word
+ * S_IN_JOB: the number of the job it is running, 0 between jobs (a thread that dies inside one fails it).
+ */
+export const S_STATE = 0;
+export const S_IN_JOB = 1;
+const S_MESSAGE_LENGTH = 2;
+const MESSAGE_AT = 12;
 export const STARTED = 1;
 export const START_FAILED = 2;
-/** Bytes of a worker's start block: the word, the message length, the message. */
 export const START_BLOCK_BYTES = 4096;
 
-/** Writes why a worker could not start into its start block. */
+/** Writes why a worker could not start into its state block. */
 export function reportStartFailure(block: SharedArrayBuffer, e: unknown): void {
-  const text = new TextEncoder().encode(e instanceof Error ? (e.stack ?? e.message) : String(e)).subarray(0, START_BLOCK_BYTES - 8);
-  new DataView(block).setUint32(4, text.length, true);
-  new Uint8Array(block, 8).set(text);
-  Atomics.store(new Int32Array(block), 0, START_FAILED);
+  const text = new TextEncoder().encode(e instanceof Error ? (e.stack ?? e.message) : String(e)).subarray(0, START_BLOCK_BYTES - MESSAGE_AT);
+  new Uint8Array(block, MESSAGE_AT).set(text);
+  new Int32Array(block)[S_MESSAGE_LENGTH] = text.length;
+  Atomics.store(new Int32Array(block), S_STATE, START_FAILED);
 }
 
 /** The message reportStartFailure wrote. */
 export function startFailure(block: SharedArrayBuffer): string {
-  const length = new DataView(block).getUint32(4, true);
-  return new TextDecoder().decode(new Uint8Array(block, 8, length).slice());
+  const length = new Int32Array(block)[S_MESSAGE_LENGTH];
+  return new TextDecoder().decode(new Uint8Array(block, MESSAGE_AT, length).slice());
 }
 
 /** A tensor as a worker sees it: where it is and what it holds. */

@@ -10,7 +10,7 @@ import { errorToData } from "../../host/checks/errors.js";
 import { setOutput } from "../../host/output.js";
 import { instanceAt } from "./grid.js";
 import { fromWire, outputRecord } from "./wire.js";
-import { J_CLAIM, J_FAILED_AT, J_RUNNING, J_CRASHED, STARTED, reportStartFailure, type JobMessage, type DoneMessage, type InstanceReport, type WorkerInit } from "./protocol.js";
+import { J_CLAIM, J_FAILED_AT, J_RUNNING, J_CRASHED, STARTED, S_STATE, S_IN_JOB, reportStartFailure, type JobMessage, type DoneMessage, type InstanceReport, type WorkerInit } from "./protocol.js";
 import { prepareThread } from "./thread-resources.js";
 import { recordWrites } from "./overlaps.js";
 import { withChecks } from "../checks/index.js";
@@ -73,14 +73,17 @@ function runJob(job: JobMessage): DoneMessage {
   return answer;
 }
 
+const state = new Int32Array(init.started);
 init.port.on("message", (job: JobMessage) => {
   const c = new Int32Array(job.control);
   Atomics.add(c, J_RUNNING, 1);
+  Atomics.store(state, S_IN_JOB, job.seq);
   current = c;
   const answer = withChecks(job.checks, () => runJob(job));
   init.port.postMessage(answer);
   current = null;
+  Atomics.store(state, S_IN_JOB, 0);
   Atomics.sub(c, J_RUNNING, 1);
   Atomics.notify(c, J_RUNNING);
 });
-Atomics.store(new Int32Array(init.started), 0, STARTED);
+Atomics.store(state, S_STATE, STARTED);

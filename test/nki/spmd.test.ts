@@ -5,8 +5,9 @@
 // kernel stopped with KernelTimeoutError.
 import { describe, it, expect, afterAll } from "vitest";
 import path from "node:path";
-import { nki, randn, setOutput, KernelAbortError, KernelTimeoutError, CrossCoreWriteError, GpsimdError, type Tensor } from "gpsimd";
+import { nki, randn, setOutput, KernelAbortError, KernelTimeoutError, CrossCoreWriteError, WorkerCrashError, GpsimdError, type Tensor } from "gpsimd";
 import { REPO } from "../helpers.js";
+import { spmdPool } from "../../dist/nki/spmd/pool.js";
 
 const ADD = path.join(REPO, "examples", "seeds-nki", "tensor_add.py");
 afterAll(() => nki.shutdown());
@@ -60,6 +61,20 @@ def sloppy(x):
     i = nl.program_id(0)
     t = nl.load(x[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]])
     nl.store(out[i * 96 + nl.arange(128)[:, None], nl.arange(64)[None, :]], value=t)
+    return out
+`;
+
+/** Instance 0 returns at once; the others spin until stopped. */
+const SPIN_AFTER_FIRST = `
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def spin_rest(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    n = 0
+    while nl.program_id(0) > 0:
+        n += 1
     return out
 `;
 
@@ -173,6 +188,22 @@ describe("a grid on several threads", () => {
       expect(e.message).toBe(errors[0].message);
     }
     expect(errors[0].message).toMatch(/^sloppy: SPMD instances \[0\] and \[1\] both write \[96:128, 0:64\] of the output HBM tensor 'out'/);
+  });
+
+  it("fails the call with WorkerCrashError when a thread running an instance dies, and runs the next call on new threads", async () => {
+    const x = randn([128, 8]);
+    const k = nki.loadSource(SPIN_AFTER_FIRST, { file: "spin_rest.py", kernel: "spin_rest", threads: 2, timeout_ms: 20_000 });
+    const t0 = Date.now();
+    const pending = k.grid(2).async(x);
+    // Wait until the thread is inside instance [1], then stop it from outside, as a crash would.
+    const pool = spmdPool();
+    for (let waited = 0; !pool.inJobForTest(0) && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    await pool.threadForTest(0).terminate();
+    await expect(pending).rejects.toThrow(WorkerCrashError);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const add = nki.load(ADD, "nki_tensor_add_kernel_", { threads: 2 });
+    const a = randn([256, 1024], { seed: 15 }), b = randn([256, 1024], { seed: 16 });
+    expect(bytesOf(add.grid(2, 2)(a, b) as Tensor).equals(Buffer.from(plainAdd(a, b).buffer))).toBe(true);
   });
 
   it("stops a runaway kernel at its timeout with KernelTimeoutError, on one thread and on several", () => {
