@@ -7,7 +7,8 @@ import { addSuite } from "./add.js";
 import { checksSuite } from "./checks.js";
 import { mlpSuite } from "./mlp.js";
 import { nkiSuite } from "./nki.js";
+import { nkiChecksSuite } from "./nki-checks.js";
 import type { Suite } from "../suite.js";
 
 /** All suites, by the name `npm run bench -- <name>` takes. */
-export const SUITES: Suite[] = [giouSuite, reluSuite, launchSuite, avgpoolSuite, addSuite, checksSuite, mlpSuite, nkiSuite];
+export const SUITES: Suite[] = [giouSuite, reluSuite, launchSuite, avgpoolSuite, addSuite, checksSuite, mlpSuite, nkiSuite, nkiChecksSuite];

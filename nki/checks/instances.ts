@@ -12,11 +12,12 @@ import type { SourceSite } from "../python/values.js";
 import type { InstructionEvent, RunConsumer } from "./recorder.js";
 import { describeRegion, intersection, overlaps, type Region } from "./regions.js";
 import { describeInstruction } from "./describe.js";
+import { BoxIndex } from "./box-index.js";
 
 interface Write { readonly instance: number; readonly ids: readonly number[]; readonly region: Region; readonly name: string; readonly site: SourceSite | undefined }
 
 export class InstanceOverlapCheck implements RunConsumer {
-  private launches = new WeakMap<KernelLaunch, Map<Storage, Write[]>>();
+  private launches = new WeakMap<KernelLaunch, Map<Storage, BoxIndex<Write>>>();
 
   instruction(e: InstructionEvent): void {
     const launch = e.run.launch;
@@ -26,13 +27,13 @@ export class InstanceOverlapCheck implements RunConsumer {
       let byStorage = this.launches.get(launch);
       if (!byStorage) this.launches.set(launch, (byStorage = new Map()));
       let writes = byStorage.get(a.storage);
-      if (!writes) byStorage.set(a.storage, (writes = []));
+      if (!writes) byStorage.set(a.storage, (writes = new BoxIndex()));
       const now: Write = { instance: e.run.instance, ids: e.run.programIds, region: a.region, name: e.name, site: e.site };
-      for (const w of writes) {
-        if (w.instance === now.instance || !overlaps(w.region, now.region, a.storage)) continue;
+      writes.forCandidates(now.region, (w) => {
+        if (w.instance === now.instance || !overlaps(w.region, now.region, a.storage)) return;
         throw overlapError(launch.kernelName, a.storage, w, now, intersection(w.region, now.region, a.storage));
-      }
-      writes.push(now);
+      });
+      writes.add(now);
     }
   }
 }

@@ -13,6 +13,7 @@ import type { KernelRun } from "../machine/kernel-run.js";
 import { atSite, errorDetails } from "../machine/site.js";
 import { iterationChain, type AccessKind, type InstructionEvent, type Iteration, type LoopInfo, type RunConsumer } from "./recorder.js";
 import { describeRegion, intersection, overlaps, type Region } from "./regions.js";
+import { BoxIndex } from "./box-index.js";
 import { describeInstruction, describeIteration, lineOf, loopVariable } from "./describe.js";
 import type { SourceSite } from "../python/values.js";
 
@@ -25,7 +26,7 @@ interface Rec {
 }
 
 /** An access's records by kind, per storage, within one outermost affine loop. */
-interface StorageRecs { reads: Rec[]; writes: Rec[]; accumulates: Rec[] }
+interface StorageRecs { reads: BoxIndex<Rec>; writes: BoxIndex<Rec>; accumulates: BoxIndex<Rec> }
 
 const VERB: Record<AccessKind, string> = { read: "reads", write: "writes", accumulate: "accumulates into" };
 
@@ -56,27 +57,28 @@ export class RaceCheck implements RunConsumer {
     if (!recs) this.scopes.set(scope.loop.id, (recs = new Map()));
     for (const a of e.accesses) {
       let s = recs.get(a.storage);
-      if (!s) recs.set(a.storage, (s = { reads: [], writes: [], accumulates: [] }));
+      if (!s) recs.set(a.storage, (s = { reads: new BoxIndex(), writes: new BoxIndex(), accumulates: new BoxIndex() }));
       const rec: Rec = { kind: a.kind, region: a.region, chain, name: e.name, site: e.site };
       // A read races with writes and accumulations, an accumulation with reads and writes, a write with all.
       this.compare(rec, s.writes, a.storage);
       if (a.kind !== "read") this.compare(rec, s.reads, a.storage);
       if (a.kind !== "accumulate") this.compare(rec, s.accumulates, a.storage);
-      (a.kind === "read" ? s.reads : a.kind === "write" ? s.writes : s.accumulates).push(rec);
+      (a.kind === "read" ? s.reads : a.kind === "write" ? s.writes : s.accumulates).add(rec);
     }
   }
 
   loopEnded(loop: LoopInfo): void { this.scopes.delete(loop.id); }
   runEnd(): void { this.scopes.clear(); this.run = null; }
 
-  private compare(now: Rec, earlier: readonly Rec[], storage: Storage): void {
-    for (const r of earlier) {
-      if (r.chain === now.chain) continue; // the same iteration of every loop
+  private compare(now: Rec, earlier: BoxIndex<Rec>, storage: Storage): void {
+    if (!earlier.size) return;
+    earlier.forCandidates(now.region, (r) => {
+      if (r.chain === now.chain) return; // the same iteration of every loop
       const loop = racingLoop(r.chain, now.chain);
-      if (!loop) continue;
-      if (!overlaps(r.region, now.region, storage)) continue;
+      if (!loop) return;
+      if (!overlaps(r.region, now.region, storage)) return;
       throw raceError(storage, r, now, loop, intersection(r.region, now.region, storage));
-    }
+    });
   }
 }
 
