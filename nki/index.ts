@@ -9,8 +9,15 @@
 // friends raise ImportError). Arguments are gpsimd tensors, numbers, bigints,
 // booleans, strings, null and arrays (tuples); keyword arguments go in a last
 // plain object: avgpool(x, { pool_size: 2 }). A grid's instances run on worker
-// threads (option threads); results are those of running them in order.
-// Errors are gpsimd errors naming the kernel, the instance and the line.
+// threads (option threads, default the machine's CPUs; threads: 1 runs the
+// launch whole on the calling thread), each with its own interpreter and tile
+// engine: the bytes, the printed text (in instance order), the checks across
+// instances and the error reported (the lowest-numbered failing instance's)
+// are those of running the instances in order. A thread that dies is
+// WorkerCrashError, a kernel past timeout_ms KernelTimeoutError. Errors are
+// gpsimd errors naming the kernel, the instance and the line. Kernels whose
+// instances allocate private_hbm run on the calling thread (only it allocates
+// device memory).
 import { ArgumentError } from "../host/checks/errors.js";
 import { make, targetOf, type NkiKernel, type NkiLauncher } from "./host/kernel.js";
 import { resolveNkiOptions, type NkiOptions } from "./host/options.js";
