@@ -1,4 +1,4 @@
-// Published NKI kernels (aws-neuron-sdk samples, test/nki/fixtures/python) run through the
+// Published NKI kernels (aws-neuron-sdk samples, as copied unchanged into test/nki/corpus) run through the
 // interpreter against a small fake of nki.language / nki.isa written here in TypeScript: tensors
 // are plain float arrays, dma_copy copies, nc_matmul accumulates stationary^T @ moving. The
 // results are compared with a TypeScript reference, so the interpreter's slicing, loops, keyword
@@ -12,7 +12,8 @@ import {
   type CallContext, type PyValue,
 } from "../../nki/python/index.js";
 
-const fixtures = join(__dirname, "fixtures", "python");
+/** The published examples, unchanged (source, commit and licence: test/nki/corpus/manifest.json). */
+const fixtures = join(__dirname, "corpus", "aws-neuron-sdk", "nki", "examples");
 
 /** A 2-D view over a row-major buffer. */
 class FakeTensor extends HostObject {
@@ -134,13 +135,14 @@ beforeAll(registerFakeNki);
 
 describe("published NKI kernels run through the interpreter", () => {
   test("every fixture parses", () => {
-    for (const f of ["matrix_multiplication_nki_kernels.py", "tensor_addition_nki_kernels.py", "average_pool2d_nki_kernels.py"]) {
+    for (const name of ["matrix_multiplication", "tensor_addition", "average_pool2d"]) {
+      const f = join(name, `${name}_nki_kernels.py`);
       expect(() => parseModule(join(fixtures, f), readFileSync(join(fixtures, f), "utf8"))).not.toThrow();
     }
   });
 
   test("matrix_multiplication: nki_matmul_basic_ and nki_matmul_tiled_ compute lhsT^T @ rhs", () => {
-    const program = loadProgram(join(fixtures, "matrix_multiplication_nki_kernels.py"), { deadline: Date.now() + 3000 });
+    const program = loadProgram(join(fixtures, "matrix_multiplication", "matrix_multiplication_nki_kernels.py"), { deadline: Date.now() + 3000 });
     const lhsT = filled(128, 64, (r, c) => ((r * 7 + c * 3) % 11) - 5);
     const rhs = filled(128, 512, (r, c) => ((r * 5 + c) % 13) - 6);
     const basic = program.call(program.globals.attrs.get("nki_matmul_basic_")!, [lhsT, rhs]);
@@ -158,18 +160,18 @@ describe("published NKI kernels run through the interpreter", () => {
   });
 
   test("matrix_multiplication: a shape the kernel asserts against is E_NKI_ASSERT naming the assert", () => {
-    const program = loadProgram(join(fixtures, "matrix_multiplication_nki_kernels.py"), { deadline: Date.now() + 3000 });
+    const program = loadProgram(join(fixtures, "matrix_multiplication", "matrix_multiplication_nki_kernels.py"), { deadline: Date.now() + 3000 });
     let err: unknown;
     try { program.call(program.globals.attrs.get("nki_matmul_basic_")!, [FakeTensor.zeros(128, 32), FakeTensor.zeros(128, 512)]); } catch (e) { err = e; }
     expect(err).toBeInstanceOf(KernelAbortError);
     const e = err as KernelAbortError;
     expect(e.code).toBe("E_NKI_ASSERT");
-    // the source line is the fixture's line 38 (header comment included): assert M == 64, f"..."
-    expect(e.message).toBe(`AssertionError: Expected lhsT matrix to have dimension M of 64, but got 32 at nki_matmul_basic_ (${join(fixtures, "matrix_multiplication_nki_kernels.py")}:38:3)`);
+    // the source line is the published file's line 36: assert M == 64, f"..."
+    expect(e.message).toBe(`AssertionError: Expected lhsT matrix to have dimension M of 64, but got 32 at nki_matmul_basic_ (${join(fixtures, "matrix_multiplication", "matrix_multiplication_nki_kernels.py")}:36:3)`);
   });
 
   test("tensor_addition: nki_tensor_add adds tile by tile", () => {
-    const program = loadProgram(join(fixtures, "tensor_addition_nki_kernels.py"));
+    const program = loadProgram(join(fixtures, "tensor_addition", "tensor_addition_nki_kernels.py"));
     const a = filled(256, 1024, (r, c) => r - c), b = filled(256, 1024, (r, c) => r * c);
     const c = program.call(program.globals.attrs.get("nki_tensor_add")!, [a, b]);
     const va = values(a), vb = values(b);
