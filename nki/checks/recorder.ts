@@ -75,8 +75,7 @@ class Recorder implements MachineObserver {
     if (run !== this.run) {
       this.run = run;
       this.seq = 0;
-      this.current = null;
-      this.pending = [];
+      this.current = null; // (pending operands stay: they belong to the instruction about to end)
     }
     return run;
   }
