@@ -60,7 +60,7 @@ function checkOpDType(op: string, instruction: string, inputs: NkiArray[], out: 
       throw dtypeError(instruction, `takes a float tile (float32, bfloat16, float16); '${a.storage.name ?? "the input"}' is ${a.dtype.name} (pass dtype=nl.float32 to compute in float)`, ctx, a.dtype);
     }
     if (INT_ONLY.has(op) && a.dtype.isFloat) {
-      throw dtypeError(instruction, `is a bitwise operation on integer tiles; '${a.storage.name ?? "the input"}' is ${a.dtype.name}`, ctx, a.dtype);
+      throw dtypeError(instruction, `takes integer tiles (a bitwise operation); '${a.storage.name ?? "the input"}' is ${a.dtype.name}`, ctx, a.dtype);
     }
   }
 }
@@ -239,7 +239,7 @@ export function reduceOp(instruction: string, op: string, x: PyValue, axesIn: nu
   const kept = xa.shape.map((n, k) => (axes.includes(k) ? 1 : n));
   const shape = keepdims ? kept : xa.shape.filter((_, k) => !axes.includes(k));
   const outDType = dtype ?? (dest.out ? dest.out.dtype : xa.dtype === bool_ ? uint8 : xa.dtype);
-  if (INT_ONLY.has(op) && xa.dtype.isFloat) throw dtypeError(instruction, `is a bitwise reduction on integer tiles; the input is ${xa.dtype.name}`, ctx, xa.dtype);
+  if (INT_ONLY.has(op) && xa.dtype.isFloat) throw dtypeError(instruction, `takes integer tiles (a bitwise reduction); '${xa.storage.name ?? "the input"}' is ${xa.dtype.name}`, ctx, xa.dtype);
   const out = dest.out ?? newTile(shape, outDType, ctx);
   const box = boxOf(mask, xa.shape, ctx);
   // The output seen with the input's rank (reduced axes of size 1), as the engine takes it.

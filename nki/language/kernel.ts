@@ -105,6 +105,20 @@ export function withLaunchOptions<T>(o: PyLaunchOptions, f: () => T): T {
   try { return f(); } finally { defaultLaunchOptions = prev; }
 }
 
+/**
+ * Calls the kernel's Python function. Arguments that do not bind (a missing one, an unknown keyword)
+ * raise a TypeError that has no Python line of its own when the host called the kernel: it is placed
+ * at the kernel's def, not at an unknown site.
+ */
+function callKernelFunction(kernel: KernelFunction, args: PyValue[], kwargs: Map<string, PyValue>, ctx: CallContext): PyValue {
+  try {
+    return kernel.fn.call(args, kwargs, ctx);
+  } catch (e) {
+    if (e instanceof PyException && !e.site) e.site = { ...kernel.fn.site, function: kernel.fn.name };
+    throw e;
+  }
+}
+
 /** Runs every instance of kernel over grid (or the one options.instance names) with Python arguments; returns the last return value. */
 export function launchPython(kernel: KernelFunction, args: PyValue[], kwargs: Map<string, PyValue>, grid: readonly number[], ctx: CallContext): { returned: PyValue; launch: KernelLaunch } {
   const outermost = depth === 0;
@@ -125,7 +139,7 @@ export function launchPython(kernel: KernelFunction, args: PyValue[], kwargs: Ma
         const wasForbidden = placeholdersForbidden();
         setPlaceholdersForbidden(true);
         try {
-          returned = withRun(run, () => onChipToHbm(kernel.fn.call(args, kwargs, ctx), ctx));
+          returned = withRun(run, () => onChipToHbm(callKernelFunction(kernel, args, kwargs, ctx), ctx));
         } finally {
           setPlaceholdersForbidden(wasForbidden);
         }

@@ -5,13 +5,13 @@ import { HostObject, PyFloat, PyTuple, PyList, type PyValue } from "../python/va
 import { PyFunction } from "../python/objects.js";
 import type { Program } from "../python/index.js";
 import { Tensor } from "../../host/device/tensor.js";
-import { RegistryError, ArgumentError } from "../../host/checks/errors.js";
+import { RegistryError, ArgumentError, GpsimdError } from "../../host/checks/errors.js";
 import { Storage, NkiArray, wholeArray } from "../machine/tile.js";
 import { nkiDTypeOf } from "../machine/nki-dtype.js";
 import { registerSource } from "../machine/site.js";
 import { sourceOf } from "../python/parse.js";
 import { KernelFunction, GridKernel, withLaunchOptions, setLaunchListener } from "./kernel.js";
-import { finishLaunch, type OutputRecord } from "../machine/kernel-run.js";
+import { finishLaunch, runRaising, type OutputRecord } from "../machine/kernel-run.js";
 import type { Arenas } from "../machine/on-chip.js";
 import type { DeviceName } from "../machine/device.js";
 import { registerNkiModules } from "./modules.js";
@@ -94,9 +94,41 @@ export function launchKernel(program: Program, kernel: KernelFunction, args: unk
   lastRecords = [];
   const outputs = options.outputs?.map((o) => (o instanceof Tensor ? { tensor: o, initAddr: 0 } : o));
   const launchOptions = { deadline: options.deadline, device: options.device, instance: options.instance, outputs, arenas: options.arenas };
-  const returned = withChecks(options.checks !== false, () => withLaunchOptions(launchOptions, () =>
-    program.call(callee, pyArgs, pyKwargs, options.deadline !== undefined ? { deadline: options.deadline } : undefined)));
+  let returned: PyValue;
+  try {
+    returned = withChecks(options.checks !== false, () => withLaunchOptions(launchOptions, () =>
+      program.call(callee, pyArgs, pyKwargs, options.deadline !== undefined ? { deadline: options.deadline } : undefined)));
+  } catch (e) {
+    throw withInstanceNamed(withRaisingKernel(e), options.grid);
+  }
   return { returned: fromPython(returned), outputs: lastRecords.map((r) => r.tensor), outputRecords: lastRecords };
+}
+
+/**
+ * An uncaught Python exception (PythonError, KernelAbortError from a failed assert) names the kernel
+ * and instance it was raised in, as the machine's errors do; the interpreter only knows the function
+ * (a NameError in a helper said kernel: 'helper').
+ */
+function withRaisingKernel(e: unknown): unknown {
+  if (!(e instanceof GpsimdError) || typeof e.cause !== "object" || e.cause === null) return e;
+  const run = runRaising(e.cause);
+  if (run) Object.assign(e.details, { kernel: run.kernel, instance: [...run.instance] });
+  return e;
+}
+
+/**
+ * An error raised inside one instance of a grid of several says which, in the message as in details
+ * (" in SPMD instance [0, 1] at kernel (file:line:column)"): the same line runs in every instance.
+ * Errors of the launch as a whole (two instances' overlapping stores) name their instances themselves.
+ */
+function withInstanceNamed(e: unknown, grid: readonly number[] | undefined): unknown {
+  if (!(e instanceof GpsimdError) || !grid || grid.reduce((a, b) => a * b, 1) <= 1) return e;
+  const instance = e.details.instance;
+  if (!Array.isArray(instance) || instance.length === 0 || /\binstances? \[/.test(e.message)) return e;
+  const at = e.message.lastIndexOf(" at ");
+  const label = ` in SPMD instance [${instance.join(", ")}]`;
+  e.message = at < 0 ? e.message + label : e.message.slice(0, at) + label + e.message.slice(at);
+  return e;
 }
 
 let lastRecords: OutputRecord[] = [];

@@ -38,9 +38,20 @@ export function shapeError(instruction: string, why: string, ctx: CallContext, d
  * The operand for view `a` over the output box of an instruction whose output has shape `outShape`;
  * `a` broadcasts to outShape (a size-1 axis repeats). Runs a's bounds checks over the elements read.
  */
+/**
+ * The error for an operand whose shape does not fit the instruction's. A view that is itself outside
+ * its tile or tensor (t[:, 0:600] of a [128, 512] tile) is reported as that, E_NKI_TILE_RANGE or
+ * E_NKI_HBM_RANGE naming it: the shape mismatch is only its consequence.
+ */
+function misfit(a: NkiArray, why: string, outShape: readonly number[], instruction: string, ctx: CallContext): TileShapeError {
+  checkAccess(a, fullBox(a.shape), instruction, ctx);
+  const name = a.storage.name ? `'${a.storage.name}' ` : "";
+  return shapeError(instruction, `the operand ${name}of shape (${a.shape.join(", ")}) ${why}`, ctx, { tile: a.storage.name, shapes: [[...a.shape], [...outShape]] });
+}
+
 export function operand(a: NkiArray, outShape: readonly number[], box: Box, instruction: string, ctx: CallContext, dtype?: EngineDType): Operand {
   const rank = outShape.length;
-  if (a.shape.length > rank) throw shapeError(instruction, `an operand of shape (${a.shape.join(", ")}) does not fit the output shape (${outShape.join(", ")})`, ctx);
+  if (a.shape.length > rank) throw misfit(a, `does not fit the output shape (${outShape.join(", ")})`, outShape, instruction, ctx);
   if (a.indirect) throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `${instruction}: a view indexed by a tile (indirect access) can only be loaded, stored or DMA-copied${atSite(ctx.site)}`, { details: errorDetails(ctx.site, { instruction }) });
   if (a.shape.length < rank && a.shape.length > 0 && !a.storage.isHbm) a = partitionAligned(a, rank);
   const pad = rank - a.shape.length;
@@ -58,7 +69,7 @@ export function operand(a: NkiArray, outShape: readonly number[], box: Box, inst
       strides.push(0);
       if (k >= pad) { lo.push(0); hi.push(1); }
     } else {
-      throw shapeError(instruction, `an operand of shape (${a.shape.join(", ")}) does not broadcast to (${outShape.join(", ")})`, ctx);
+      throw misfit(a, `does not broadcast to (${outShape.join(", ")})`, outShape, instruction, ctx);
     }
   }
   checkAccess(a, { lo, hi }, instruction, ctx);

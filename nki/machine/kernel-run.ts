@@ -245,7 +245,16 @@ export function withRun<T>(run: KernelRun, f: () => T): T {
     const result = f();
     noteRunEnd(run);
     return result;
+  } catch (e) {
+    // A Python exception becomes a gpsimd error only where the call began (program.call), which
+    // knows the raising function but not the kernel or instance it ran in: remember them here.
+    if (typeof e === "object" && e !== null && !raisedIn.has(e)) raisedIn.set(e, { kernel: run.launch.kernelName, instance: run.programIds });
+    throw e;
   } finally { current = previous; }
 }
+
+const raisedIn = new WeakMap<object, { kernel: string; instance: readonly number[] }>();
+/** The kernel and SPMD instance whose run an exception (a Python exception) was raised in, innermost first. */
+export function runRaising(e: object): { kernel: string; instance: readonly number[] } | undefined { return raisedIn.get(e); }
 
 setRunDetails(() => (current ? { kernel: current.launch.kernelName, instance: current.programIds } : {}));
