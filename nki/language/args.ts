@@ -41,8 +41,16 @@ export function bind(fn: string, params: readonly ParamSpec[], args: PyValue[], 
 
 /** A native function whose arguments are bound by name. */
 export function native(name: string, params: readonly ParamSpec[], body: (a: Bound, ctx: CallContext) => PyValue, open = false): NativeFunction {
-  return new NativeFunction(name, (args, kwargs, ctx) => body(bind(name, params, args, kwargs, ctx, open), ctx));
+  const f = new NativeFunction(name, (args, kwargs, ctx) => body(bind(name, params, args, kwargs, ctx, open), ctx));
+  signatures.set(f, { params: params.map(([n]) => n), open });
+  return f;
 }
+
+const signatures = new WeakMap<NativeFunction, NativeSignature>();
+/** The parameter names a native function binds, and whether it accepts (and ignores) other keywords. */
+export interface NativeSignature { readonly params: readonly string[]; readonly open: boolean }
+/** The signature `native` gave f (docs/nki.md's function table compares it with the NKI API stubs). */
+export function nativeSignature(f: NativeFunction): NativeSignature | undefined { return signatures.get(f); }
 
 export function typeName(v: PyValue): string {
   if (v === null) return "NoneType";
