@@ -11,6 +11,7 @@ import { NKI_DTYPES } from "../machine/nki-dtype.js";
 import { makeMathFunctions } from "./nl-math.js";
 import { makeMemoryFunctions } from "./nl-memory.js";
 import { makeControlFunctions } from "./nl-control.js";
+import { makeComposedFunctions } from "./nl-composed.js";
 import { makeLegacyIsa, makeCurrentIsa } from "./isa.js";
 import { BUFFERS, TileSize, floatLimits } from "./constants.js";
 import { KernelFunction, GridKernel, launchPython, type KernelOptions } from "./kernel.js";
@@ -37,7 +38,7 @@ function languageAttrs(): Map<string, PyValue> {
   m.set("fp32", floatLimits("fp32", 3.4028234663852886e38, 1.1754943508222875e-38, 1.1920928955078125e-7));
   m.set("bf16", floatLimits("bf16", 3.3895313892515355e38, 1.1754943508222875e-38, 0.0078125));
   m.set("fp16", floatLimits("fp16", 65504, 6.103515625e-5, 0.0009765625));
-  for (const f of [makeMathFunctions(), makeMemoryFunctions(), makeControlFunctions()]) for (const [k, v] of f) m.set(k, v);
+  for (const f of [makeMathFunctions(), makeMemoryFunctions(), makeControlFunctions(), makeComposedFunctions()]) for (const [k, v] of f) m.set(k, v);
   nlAttrs = m;
   return m;
 }

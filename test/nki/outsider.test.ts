@@ -143,4 +143,26 @@ describe("outsider kernels against references", () => {
     });
     expect(Array.from(out.data() as Int32Array)).toEqual(want);
   });
+
+  it("softmax, var, rms_norm, abs_max/abs_min, gelu_apprx_sigmoid, expand_dims and the buffer predicates", () => {
+    const P = 128, F = 96, xv = values(P * F, 22, 3), yv = values(P * F, 23, 3), wv = values(F, 24);
+    const outs = nki.load(OUTSIDER("composed_nl.py"), "composed_kernel")(tensor(xv, [P, F]), tensor(yv, [P, F]), tensor(wv, [F])) as Tensor[];
+    const [soft, vari, rms, amax, amin, gel] = outs.map(f32);
+    const wantSoft: number[] = [], wantVar: number[] = [], wantRms: number[] = [];
+    for (let r = 0; r < P; r++) {
+      const row = Array.from(xv.subarray(r * F, (r + 1) * F));
+      const mx = Math.max(...row), sum = row.reduce((s, v) => s + Math.exp(v - mx), 0);
+      wantSoft.push(...row.map((v) => Math.exp(v - mx) / sum));
+      const mean = row.reduce((s, v) => s + v, 0) / F;
+      wantVar.push(row.reduce((s, v) => s + (v - mean) ** 2, 0) / F);
+      const inv = 1 / Math.sqrt(row.reduce((s, v) => s + v * v, 0) / F + 1e-6);
+      wantRms.push(...row.map((v, j) => v * inv * wv[j]));
+    }
+    expect(firstMismatch(soft, wantSoft, 1e-5, 1e-9)).toBeNull();
+    expect(firstMismatch(vari, wantVar, 1e-5, 1e-6)).toBeNull();
+    expect(firstMismatch(rms, wantRms, 1e-5, 1e-6)).toBeNull();
+    expect(amax).toEqual(Array.from(xv, (v, i) => (Math.abs(v) > Math.abs(yv[i]) ? v : yv[i])));
+    expect(amin).toEqual(Array.from(xv, (v, i) => (Math.abs(v) < Math.abs(yv[i]) ? v : yv[i])));
+    expect(firstMismatch(gel, Array.from(xv, (v) => v / (1 + Math.exp(-1.702 * v))), 1e-6, 1e-7)).toBeNull();
+  });
 });
