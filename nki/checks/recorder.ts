@@ -69,6 +69,25 @@ class Recorder implements MachineObserver {
   private seq = 0;
   private current: Iteration | null = null;
   private loopIds = 0;
+  /** The last instruction, held while the same Python call issues more (a scan's columns): one event per call. */
+  private held: { event: InstructionEvent; accesses: Access[] } | null = null;
+
+  private dispatch(e: InstructionEvent): void {
+    for (const c of this.consumers) c.instruction?.(e);
+  }
+
+  /**
+   * Hands the held instruction to the consumers. When its run is no longer the current one (the run
+   * failed, or a kernel it called started), a check's error for it is dropped.
+   */
+  private release(): void {
+    const h = this.held;
+    if (!h) return;
+    this.held = null;
+    const e: InstructionEvent = { ...h.event, accesses: h.accesses.map((a) => (a.shape === MERGED ? boxAccess(a) : a)) };
+    if (e.run === maybeCurrentRun()) { this.dispatch(e); return; }
+    try { this.dispatch(e); } catch { /* see above */ }
+  }
 
   private sync(): KernelRun | null {
     const run = maybeCurrentRun();
@@ -90,24 +109,30 @@ class Recorder implements MachineObserver {
     const pending = this.pending;
     this.pending = [];
     if (!run) return;
-    const inputOps = new Set<Operand>();
-    for (const i of inputs) if (i) inputOps.add(i.op);
+    const inputOps: Operand[] = [];
+    for (const i of inputs) if (i) inputOps.push(i.op);
     const accumulating = isAccumulation(name);
     const accesses: Access[] = [];
     for (const { storage, op } of pending) {
-      const read = inputOps.has(op);
+      const read = inputOps.includes(op);
       // PSUM accumulation (+= into PSUM, a matmul's PSUM output): the one cross-iteration update NKI allows.
       const kind: AccessKind = storage.kind === "psum" && accumulating ? "accumulate" : read ? "read" : "write";
       const start = (op.addr - storage.addr) / storage.dtype.bytes;
       accesses.push({ storage, kind, region: regionOf(storage, start, op.shape, op.strides), shape: op.shape, strides: op.strides });
     }
     markInPlaceUpdates(accesses);
-    const e: InstructionEvent = { seq: ++this.seq, name, site: ctx.site, accesses, iteration: this.current, run, call: ctx };
-    for (const c of this.consumers) c.instruction?.(e);
+    const h = this.held?.event;
+    if (h && h.call === ctx && h.run === run && h.name === name && h.iteration === this.current) {
+      mergeAccesses(this.held!.accesses, accesses);
+      return;
+    }
+    this.release();
+    this.held = { event: { seq: ++this.seq, name, site: ctx.site, accesses: [], iteration: this.current, run, call: ctx }, accesses };
   }
 
   tileAllocated(storage: Storage, partitionAxis: number): void {
     if (!this.consumers.length) return;
+    this.release();
     const run = this.sync();
     if (!run) return;
     for (const c of this.consumers) c.tileAllocated?.(storage, partitionAxis, this.seq, run);
@@ -119,8 +144,9 @@ class Recorder implements MachineObserver {
     const loop: LoopInfo = { id: ++this.loopIds, kind, site, parent: this.current };
     const depth = (this.current?.depth ?? 0) + 1;
     return {
-      iteration: (value: number) => { this.current = { loop, value, depth }; },
+      iteration: (value: number) => { this.release(); this.current = { loop, value, depth }; },
       end: () => {
+        this.release();
         this.current = loop.parent;
         if (run) for (const c of this.consumers) c.loopEnded?.(loop, run);
       },
@@ -129,6 +155,7 @@ class Recorder implements MachineObserver {
 
   runEnd(run: object): void {
     if (!this.consumers.length) return;
+    this.release();
     const r = run as KernelRun;
     const last = this.run === r ? this.seq : 0;
     for (const c of this.consumers) c.runEnd?.(r, last);
@@ -156,6 +183,60 @@ function markInPlaceUpdates(accesses: Access[]): void {
 
 function sameRegion(a: Region, b: Region): boolean {
   return a.flat === b.flat && a.lo.every((l, d) => l === b.lo[d] && a.hi[d] === b.hi[d] && a.step[d] === b.step[d]);
+}
+
+/**
+ * Adds the accesses of a later engine instruction of the same Python call to `out`: an access that
+ * continues an earlier one of the same storage and kind (the next column of a scan) extends its box.
+ */
+function mergeAccesses(out: Access[], later: readonly Access[]): void {
+  for (const a of later) {
+    let merged = false;
+    for (let k = out.length - 1; k >= Math.max(0, out.length - 8) && !merged; k--) {
+      let b = out[k];
+      if (b.storage !== a.storage || b.kind !== a.kind) continue;
+      const d = touchingAxis(b.region, a.region);
+      if (d === null) continue;
+      if (b.shape !== MERGED) {
+        // First merge: a box of its own, widened in place by the next ones.
+        b = out[k] = { ...b, region: { lo: [...b.region.lo], hi: [...b.region.hi], step: b.region.step, flat: false }, shape: MERGED, strides: MERGED };
+      }
+      if (d >= 0) {
+        b.region.lo[d] = Math.min(b.region.lo[d], a.region.lo[d]);
+        b.region.hi[d] = Math.max(b.region.hi[d], a.region.hi[d]);
+      }
+      merged = true;
+    }
+    if (!merged) out.push(a);
+  }
+}
+
+/**
+ * Whether the union of two boxes is a box: -1 when they are the same box, the dimension along which
+ * they touch when they are equal in every other (step 1 there), null otherwise.
+ */
+function touchingAxis(a: Region, b: Region): number | null {
+  if (a.flat || b.flat) return null;
+  let along = -1;
+  for (let d = 0; d < a.lo.length; d++) {
+    if (a.lo[d] === b.lo[d] && a.hi[d] === b.hi[d] && a.step[d] === b.step[d]) continue;
+    if (along >= 0 || a.step[d] !== 1 || b.step[d] !== 1 || (a.hi[d] !== b.lo[d] && b.hi[d] !== a.lo[d])) return null;
+    along = d;
+  }
+  return along;
+}
+
+/** The shape of an access merged from several (computed once, when the instruction is handed on). */
+const MERGED: readonly number[] = [];
+
+/** A merged access with the shape and strides of its box. */
+function boxAccess(a: Access): Access {
+  const r = a.region;
+  const dims = a.storage.shape;
+  const strides: number[] = new Array<number>(dims.length);
+  let n = 1;
+  for (let d = dims.length - 1; d >= 0; d--) { strides[d] = n * r.step[d]; n *= dims[d]; }
+  return { ...a, region: r, shape: r.lo.map((l, d) => Math.ceil((r.hi[d] - l) / r.step[d])), strides };
 }
 
 /** "operator": += into PSUM; "matmul": a matmul (its PSUM output accumulates); null otherwise. */
