@@ -26,7 +26,8 @@ import { stripDwarf } from "./post-link.js";
 import { CPP_INCLUDE_DIR } from "./clang-driver.js";
 
 /** The custom section that holds a shape module's source map (JSON text). */
-export const SHAPE_SOURCE_MAP_SECTION = "gpsimd.shape_source_map";
+import { SHAPE_SOURCE_MAP_SECTION } from "./shape-section-names.js";
+export { SHAPE_SOURCE_MAP_SECTION };
 
 const run = promisify(execFile);
 const wasmDis = path.join(path.dirname(createRequire(import.meta.url).resolve("binaryen/package.json")), "bin", "wasm-dis");

@@ -11,7 +11,7 @@ import { ShapeFunctionError, RegistryError } from "../checks/errors.js";
 import { NEURON_LIBRARY, type LibraryDefinitions, type ShapeFunction } from "./registry.js";
 import { createSourceLocator, currentStack, describePlace, type SourceLocator } from "../checks/source-locator.js";
 import { STOP_IMPORT, SET_STOP_WORD_EXPORT } from "../../build/stop-poll-names.js";
-import { SHAPE_SOURCE_MAP_SECTION } from "../../build/cpp/shape-polls.js";
+import { SHAPE_SOURCE_MAP_SECTION } from "../../build/cpp/shape-section-names.js";
 
 /** Export that runs the body of NEURON_LIBRARY(<lib>, m) (include/torchneuron/register.h). */
 const LIBRARY_EXPORT = "neuron_library:";
