@@ -21,6 +21,18 @@ import { enumNamespace, EnumValue } from "./constants.js";
 import { transpose } from "./nl-memory.js";
 import { hbm } from "../../host/device/hbm.js";
 
+/**
+ * Fills d with nisa.iota's pattern values: pattern [[step, num], ...] over the free axes (their
+ * element counts multiply to d's per partition), value = offset + channel_multiplier * p + sum step_k * i_k.
+ */
+function fillPattern(instr: string, d: NkiArray, pattern: PyValue, offset: PyValue, channelMultiplier: PyValue, ctx: CallContext): void {
+  const pat = (pattern as { items?: PyValue[] }).items?.map((x) => ((x as { items: PyValue[] }).items).map((y) => Number(scalarOf(y)))) ?? [];
+  const coeffs = [Number(scalarOf(channelMultiplier) ?? 0), ...pat.map(([step]) => step)];
+  const shape = [d.shape[0], ...pat.map(([, n]) => n)];
+  const view = d.shape.length === shape.length ? d : d.view(d.offset, shape, [d.strides[0], ...shape.slice(1).map((_, k) => shape.slice(k + 2).reduce((p, q) => p * q, 1))], d.checks);
+  checkUninit(tileEngine().affine(operand(view, shape, fullBox(shape), instr, ctx), Number(scalarOf(offset) ?? 0), coeffs), instr, [], ctx);
+}
+
 /** The engine op an op= argument names (nl.add, np.add, nl.exp, nl.maximum ...). */
 function opArg(v: PyValue, instr: string, ctx: CallContext): { name: string; op: string; arity: 1 | 2 } {
   if (v instanceof NativeFunction) {
@@ -350,12 +362,7 @@ export function makeCurrentIsa(): Map<string, PyValue> {
   set("iota", [["dst"], ["pattern"], ["offset", 0], ["channel_multiplier", 0], ["name", null]], (a, ctx) => {
     const d = dst(a, "nisa.iota", ctx);
     if (a.pattern instanceof IndexExpr) { iota("nisa.iota", a.pattern, d.dtype, d, ctx); return null; }
-    // pattern [[step, num], ...] over the free axes; value = offset + channel_multiplier * p + sum step_k * i_k.
-    const pat = (a.pattern as { items?: PyValue[] }).items?.map((x) => ((x as { items: PyValue[] }).items).map((y) => Number(scalarOf(y)))) ?? [];
-    const coeffs = [Number(scalarOf(a.channel_multiplier) ?? 0), ...pat.map(([step]) => step)];
-    const shape = [d.shape[0], ...pat.map(([, n]) => n)];
-    const view = d.shape.length === shape.length ? d : d.view(d.offset, shape, [d.strides[0], ...shape.slice(1).map((_, k) => shape.slice(k + 2).reduce((p, q) => p * q, 1))], d.checks);
-    checkUninit(tileEngine().affine(operand(view, shape, fullBox(shape), "nisa.iota", ctx), Number(scalarOf(a.offset) ?? 0), coeffs), "nisa.iota", [], ctx);
+    fillPattern("nisa.iota", d, a.pattern, a.offset, a.channel_multiplier, ctx);
     return null;
   });
   set("tensor_tensor", [["dst"], ["data1"], ["data2"], ["op"], ["engine", null], ["name", null]], (a, ctx) => {
@@ -405,8 +412,26 @@ export function makeCurrentIsa(): Map<string, PyValue> {
     copyInto("nisa.dma_transpose", dst(a, "nisa.dma_transpose", ctx), transposedView(arrayArg(a.src, "src", "nisa.dma_transpose", ctx)), null, ctx);
     return null;
   });
-  set("affine_select", [["dst"], ["pattern"], ["channel_multiplier"], ["on_true_tile"], ["on_false_value"], ["cmp_op", null], ["offset", 0], ["name", null]], (_a, ctx) => {
-    throw new NkiSyntaxError("E_NKI_UNSUPPORTED", `nisa.affine_select with a pattern is not supported yet${atSite(ctx.site)}`, { details: errorDetails(ctx.site) });
+  set("affine_select", [["dst"], ["pattern"], ["channel_multiplier"], ["on_true_tile"], ["on_false_value"], ["cmp_op", null], ["offset", 0], ["name", null]], (a, ctx) => {
+    // The predicate cmp_op(offset + channel_multiplier * p + sum step_k * i_k, 0), made as nisa.iota
+    // makes its values (float32 holds them exactly below 2^24), then a select.
+    const instr = "nisa.affine_select", d = dst(a, instr, ctx);
+    const values = newTile(d.shape, float32, ctx);
+    fillPattern(instr, values, a.pattern, a.offset, a.channel_multiplier, ctx);
+    const cmp = a.cmp_op === null ? "equal" : opArg(a.cmp_op, instr, ctx).op;
+    const pred = arrayArg(binaryOp(instr, cmp, values, 0, uint8, null, ctx), "predicate", instr, ctx);
+    select(instr, pred, arrayArg(a.on_true_tile, "on_true_tile", instr, ctx), a.on_false_value, d, ctx);
+    return null;
+  });
+  set("scalar_tensor_tensor", [["dst"], ["data"], ["op0"], ["operand0"], ["op1"], ["operand1"], ["reverse0", false], ["reverse1", false], ["name", null]], (a, ctx) => {
+    // dst = (data op0 operand0) op1 operand1; reverse swaps an operator's operands.
+    const instr = "nisa.scalar_tensor_tensor";
+    const op0 = opArg(a.op0, instr, ctx).op, op1 = opArg(a.op1, instr, ctx).op;
+    const first = a.reverse0 === true ? binaryOp(instr, op0, a.operand0, a.data, float32, null, ctx) : binaryOp(instr, op0, a.data, a.operand0, float32, null, ctx);
+    const out = { out: dst(a, instr, ctx) };
+    if (a.reverse1 === true) binaryOp(instr, op1, a.operand1, first, null, null, ctx, out);
+    else binaryOp(instr, op1, first, a.operand1, null, null, ctx, out);
+    return null;
   });
   set("tensor_copy_predicated", [["dst"], ["src"], ["predicate"], ["reverse_pred", false], ["name", null]], (a, ctx) => {
     const d = dst(a, "nisa.tensor_copy_predicated", ctx);

@@ -165,4 +165,12 @@ describe("outsider kernels against references", () => {
     expect(amin).toEqual(Array.from(xv, (v, i) => (Math.abs(v) < Math.abs(yv[i]) ? v : yv[i])));
     expect(firstMismatch(gel, Array.from(xv, (v) => v / (1 + Math.exp(-1.702 * v))), 1e-6, 1e-7)).toBeNull();
   });
+
+  it("nisa.affine_select with a pattern (a causal mask) and nisa.scalar_tensor_tensor, current API", () => {
+    const P = 128, F = 160, xv = values(P * F, 25), yv = values(P * F, 26);
+    const [masked, fused, rev] = (nki.load(OUTSIDER("isa_current_select.py"), "causal_and_stt_kernel")(tensor(xv, [P, F]), tensor(yv, [P, F])) as Tensor[]).map(f32);
+    expect(masked).toEqual(Array.from(xv, (v, i) => (Math.floor(i / F) - (i % F) >= 0 ? v : -9999)));
+    expect(fused).toEqual(Array.from(xv, (v, i) => Math.fround(Math.fround(v * 2) + yv[i])));
+    expect(rev).toEqual(Array.from(xv, (v, i) => Math.fround(Math.fround(3 - v) * yv[i])));
+  });
 });

@@ -29,9 +29,7 @@ REPORT = "/tmp/nki-corpus-report.json"
 COSMETIC = {"name"}
 
 # What a registered function refuses at run time, which its signature cannot show.
-RUNTIME_LIMITS = {
-  ("isa", "affine_select"): "not supported: the current form (pattern=, channel_multiplier=) raises NkiSyntaxError E_NKI_UNSUPPORTED; the legacy nisa.affine_select(pred, on_true_tile, on_false_value) runs",
-}
+RUNTIME_LIMITS: dict = {}
 
 
 def corpus_report(run):
