@@ -15,8 +15,8 @@ interface Expected {
   details?: Record<string, unknown>;
 }
 
-function failure(file: string, kernel: string, args: unknown[], grid?: number[]): GpsimdError {
-  const k = nki.load(OUTSIDER(`bugs/${file}`), kernel, { threads: 1 });
+function failure(file: string, kernel: string, args: unknown[], grid?: number[], threads = 1): GpsimdError {
+  const k = nki.load(OUTSIDER(`bugs/${file}`), kernel, { threads });
   try {
     (grid ? k.grid(...grid) : k)(...(args as Parameters<typeof k>));
   } catch (e) {
@@ -164,6 +164,14 @@ describe("buggy kernels give the documented error at their line", () => {
       name: "HbmAccessError", code: "E_NKI_HBM_RANGE", line: 10, says: ["indices 256..519 of dimension 1 of HBM tensor 'x'", "in SPMD instance [0, 1] at spmd_oob_kernel"],
       details: { instance: [0, 1], kernel: "spmd_oob_kernel" },
     });
+  });
+
+  it("the same instance and message when the grid runs on two threads", () => {
+    const one = failure("spmd_oob.py", "spmd_oob_kernel", [f32([256, 512])], [2, 2]);
+    const two = failure("spmd_oob.py", "spmd_oob_kernel", [f32([256, 512])], [2, 2], 2);
+    expect(two.name).toBe("HbmAccessError");
+    expect(two.message).toBe(one.message);
+    expect(two.details.instance).toEqual([0, 1]);
   });
 
   it("a kernel called without one of its arguments: TypeError at the kernel's def, not an unknown site", () => {
