@@ -114,13 +114,6 @@ function blocksOf(b: Blocked, r: Region): number[] {
   return out;
 }
 
-/** Peak bytes per partition by buffer over the lifetimes (exported for the profiler's summary). */
-export function peakUsage(tiles: readonly TileLife[]): Record<"sbuf" | "psum", number> {
-  const peak = { sbuf: 0, psum: 0 };
-  sweep(tiles, (buffer, live) => { peak[buffer] = Math.max(peak[buffer], live); });
-  return peak;
-}
-
 /** Walks allocations in order with the tiles live at each; `at` sees each buffer's total after an allocation. */
 function sweep(tiles: readonly TileLife[], at: (buffer: "sbuf" | "psum", total: number, tile: TileLife, live: TileLife[]) => void): void {
   const live: Record<"sbuf" | "psum", TileLife[]> = { sbuf: [], psum: [] };
