@@ -82,11 +82,16 @@ export function makeMemoryFunctions(): Map<string, PyValue> {
     if (!(a.constant instanceof HostArray)) throw new PyException("TypeError", `nl.shared_constant takes a numpy array made in the kernel (np.identity(...)), not ${typeName(a.constant)}`, ctx.site);
     return constantTensor(a.constant.shape, a.constant.values, dtypeArg(a.dtype, ctx) ?? a.constant.dtype, ctx);
   }, true));
-  add("shared_identity_matrix", native("nl.shared_identity_matrix", [["n"], ["dtype", uint8]], (a, ctx) => {
+  add("shared_identity_matrix", native("nl.shared_identity_matrix", [["n"], ["dtype", uint8], ["dst", null]], (a, ctx) => {
     const n = Number(scalarOf(a.n));
     const v = new Float64Array(n * n);
     for (let i = 0; i < n; i++) v[i * n + i] = 1;
-    return constantTensor([n, n], v, dtypeArg(a.dtype, ctx) ?? uint8, ctx);
+    const identity = constantTensor([n, n], v, dtypeArg(a.dtype, ctx) ?? uint8, ctx);
+    if (a.dst === null) return identity;
+    // The current API's dst=: the identity is written there (it was ignored, leaving dst unwritten).
+    const dst = arrayArg(a.dst, "dst", "nl.shared_identity_matrix", ctx);
+    copyInto("nl.shared_identity_matrix", dst, identity, null, ctx);
+    return dst;
   }, true));
   add("device_print", native("nl.device_print", [["print_prefix"], ["tensor"]], (a, ctx) => { devicePrint(String(a.print_prefix), a.tensor, ctx); return null; }, true));
   return out;

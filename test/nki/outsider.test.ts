@@ -173,4 +173,10 @@ describe("outsider kernels against references", () => {
     expect(fused).toEqual(Array.from(xv, (v, i) => Math.fround(Math.fround(v * 2) + yv[i])));
     expect(rev).toEqual(Array.from(xv, (v, i) => Math.fround(Math.fround(3 - v) * yv[i])));
   });
+
+  it("nl.shared_identity_matrix(dst=...) writes its destination; a Tensor-engine transpose with it", () => {
+    const P = 128, F = 96, xv = values(P * F, 27);
+    const out = f32(nki.load(OUTSIDER("identity_dst.py"), "identity_transpose_kernel")(tensor(xv, [P, F])) as Tensor);
+    expect(out).toEqual(Array.from(out, (_, i) => xv[(i % P) * F + Math.floor(i / P)]));
+  });
 });
