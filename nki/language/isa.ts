@@ -349,7 +349,8 @@ function addEnums(m: Map<string, PyValue>): void {
 /** nki.isa (the current generation): destination first, result written there, None returned. */
 export function makeCurrentIsa(): Map<string, PyValue> {
   const m = new Map<string, PyValue>();
-  const set = (name: string, params: [string, PyValue?][], body: (a: Bound, ctx: CallContext) => PyValue) => m.set(name, native(`nisa.${name}`, params, body, true));
+  // The current API has no **kwargs: a misspelled keyword (acumulate=) is a TypeError, not ignored.
+  const set = (name: string, params: [string, PyValue?][], body: (a: Bound, ctx: CallContext) => PyValue) => m.set(name, native(`nisa.${name}`, params, body));
   const dst = (a: Bound, instr: string, ctx: CallContext) => arrayArg(a.dst, "dst", instr, ctx);
   set("dma_copy", [["dst"], ["src"], ["priority", null], ["oob_mode", null], ["dge_mode", null], ["engine", null], ["name", null], ["dst_rmw_op", null], ["mask", null]], (a, ctx) => dmaCopy(a, ctx));
   set("tensor_copy", [["dst"], ["src"], ["engine", null], ["name", null]], (a, ctx) => { copyInto("nisa.tensor_copy", dst(a, "nisa.tensor_copy", ctx), a.src, null, ctx); return null; });

@@ -174,6 +174,13 @@ describe("buggy kernels give the documented error at their line", () => {
     expect(two.details.instance).toEqual([0, 1]);
   });
 
+  it("a misspelled keyword of a current nki.isa function is Python's TypeError, not ignored", () => {
+    const e = failure("misspelled_kwarg.py", "misspelled_kernel", [f32([128, 128]), f32([128, 512])]);
+    expectFailure(e, "misspelled_kwarg.py", "misspelled_kernel", {
+      name: "PythonError", code: "E_PY_TypeError", line: 14, says: ["nisa.nc_matmul() got an unexpected keyword argument 'acumulate'"],
+    });
+  });
+
   it("a kernel called without one of its arguments: TypeError at the kernel's def, not an unknown site", () => {
     const e = failure("missing_arg.py", "two_args_kernel", [f32([128, 64])]);
     expectFailure(e, "missing_arg.py", "two_args_kernel", {
