@@ -1,7 +1,7 @@
 // Kernels as Python sees them: what @nki.jit (and trace, baremetal, benchmark, profile) make of a
 // function, kernel[grid] for an SPMD launch, and the launch itself: every instance of the grid runs
 // in order on this thread over SBUF/PSUM arenas of its own, then the launch-end checks run.
-import { HostObject, PyException, PyTuple, PyList, type CallContext, type PyValue } from "../python/values.js";
+import { HostObject, PyException, PyTuple, PyList, type CallContext, type PyValue, type SourceSite } from "../python/values.js";
 import type { PyFunction } from "../python/objects.js";
 import { placeholdersForbidden, setPlaceholdersForbidden } from "../python/placeholder.js";
 import { KernelLaunch, KernelRun, withRun, maybeCurrentRun, currentRun, type OutputRecord } from "../machine/kernel-run.js";
@@ -25,6 +25,8 @@ export class KernelFunction extends HostObject {
   readonly typeName = "Kernel";
   constructor(readonly fn: PyFunction, readonly options: KernelOptions = {}) { super(); }
   get name(): string { return this.fn.name; }
+  /** The def's site: where the host's call of the kernel begins its Python traceback (python/index.ts). */
+  get defSite(): SourceSite { return this.fn.site; }
 
   override call(args: PyValue[], kwargs: Map<string, PyValue>, ctx: CallContext): PyValue {
     return launchPython(this, args, kwargs, [], ctx).returned;
@@ -43,6 +45,7 @@ export class KernelFunction extends HostObject {
 export class GridKernel extends HostObject {
   readonly typeName = "GridKernel";
   constructor(readonly kernel: KernelFunction, readonly grid: readonly number[]) { super(); }
+  get defSite(): SourceSite { return this.kernel.fn.site; }
   override call(args: PyValue[], kwargs: Map<string, PyValue>, ctx: CallContext): PyValue {
     return launchPython(this.kernel, args, kwargs, this.grid, ctx).returned;
   }

@@ -3,7 +3,7 @@
 
 import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
-import { PyModule, type CallContext, type PyValue } from "./values.js";
+import { PyModule, type CallContext, type PyValue, type SourceSite } from "./values.js";
 import { Interpreter, type StopOptions } from "./interpreter.js";
 import { ModuleLoader } from "./modules.js";
 import { parseModule } from "./parse.js";
@@ -51,7 +51,10 @@ export function loadProgram(file: string, options: LoadOptions = {}): Program {
     call(fn, args, kwargs = new Map(), stop) {
       const saved = interpreter.stop;
       if (stop) interpreter.stop = stop;
-      const site = fn instanceof PyFunction ? fn.site : { file, line: 1, column: 1, function: "<module>" };
+      // A host object wrapping a def (an NKI kernel) offers the def's site, as a PyFunction does: the
+      // traceback then starts at the kernel, not at line 1 of the module.
+      const defSite = (fn as { defSite?: SourceSite } | null)?.defSite;
+      const site = fn instanceof PyFunction ? fn.site : defSite ?? { file, line: 1, column: 1, function: "<module>" };
       const ctx: CallContext = { site, stack: [] };
       try {
         return callValue(fn, args, kwargs, ctx);

@@ -118,6 +118,10 @@ describe("buggy kernels give the documented error at their line", () => {
       name: "PythonError", code: "E_PY_NameError", line: 6,
       says: ["NameError: name 'factr' is not defined"], details: { function: "scaled", kernel: "name_error_kernel", instance: [] },
     });
+    // Python's traceback from the kernel's def (the host called it), not from line 1 of the module.
+    const tb = String(e.details.traceback).split("\n");
+    expect(tb[1]).toMatch(/line 10, in <module>$/);
+    expect(tb[2].trim()).toBe("def name_error_kernel(x):");
     expect(e.details.traceback).toMatch(/line 12, in name_error_kernel\n.*\n.*line 6, in scaled/);
   });
 
