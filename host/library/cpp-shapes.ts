@@ -65,11 +65,26 @@ function metaTensorImports(handles: Handles, memory: () => WebAssembly.Memory): 
   };
 }
 
+/** The C++ API a device-runtime import stands for (include/torch/torch.h), as the shape function's author wrote it. */
+function cppApiName(name: string): string {
+  const suffix = /_(f32|f64|i64|i32|i16|u16|i8|u8)$/.exec(name);
+  const type = suffix ? ({ f32: "float", f64: "double", i64: "int64_t", i32: "int32_t", i16: "int16_t", u16: "a 16-bit type", i8: "int8_t", u8: "uint8_t" } as Record<string, string>)[suffix[1]] : "T";
+  const base = suffix ? name.slice(0, -suffix[0].length) : name;
+  const names: Record<string, string> = {
+    gpsimd_acc_open: `accessor<${type}, N>() or item<${type}>()`, gpsimd_acc_get: "an accessor element", gpsimd_acc_set: "an accessor element",
+    gpsimd_to_tcm: `tcm_accessor().tensor_to_tcm<${type}>`, gpsimd_from_tcm: `tcm_accessor().tcm_to_tensor<${type}>`,
+    gpsimd_read_open: `read_stream_accessor<${type}>()`, gpsimd_write_open: `write_stream_accessor<${type}>()`,
+    gpsimd_tcm_malloc: "torch::neuron::tcm_malloc", gpsimd_tcm_free: "torch::neuron::tcm_free", gpsimd_dst: "get_dst_tensor()",
+    gpsimd_cpu_id: "get_cpu_id()", gpsimd_cpu_count: "get_cpu_count()",
+  };
+  return names[base] ?? name;
+}
+
 /** An import the shape side does not answer: the kernel-only part of the API. */
 function kernelOnly(module: string, name: string): () => never {
   return () => {
     if (module === TENSOR_MODULE) {
-      throw new ShapeFunctionError("E_SHAPE_FN_DATA", `a shape function may only look at sizes and dtypes; this tensor has no data (the shape function called ${name}, which only kernels can)`);
+      throw new ShapeFunctionError("E_SHAPE_FN_DATA", `a shape function may only look at sizes and dtypes; this tensor has no data (the shape function called ${cppApiName(name)}, which only kernels can)`);
     }
     throw new Error(`the shape function called ${module}.${name}, which shape functions cannot use`);
   };

@@ -59,7 +59,7 @@ describe("libtorch spellings in C++ kernels and shape functions", () => {
     expect(ops.cpp_libtorch.item_plus(tensor([1, 2]), tensor([3], undefined, kInt)).tolist()).toEqual([4, 5]);
     expect(ops.cpp_libtorch.item_plus(tensor([1, 2]), tensor([[0.5]])).tolist()).toEqual([1.5, 2.5]);
     // A shape function's tensors have no data: item() there is the shape function's data error.
-    expectGpsimdError(() => ops.cpp_libtorch.item_in_shape(tensor([1, 2]), tensor([3])), ShapeFunctionError, "E_SHAPE_FN", ["this tensor has no data"]);
+    expectGpsimdError(() => ops.cpp_libtorch.item_in_shape(tensor([1, 2]), tensor([3])), ShapeFunctionError, "E_SHAPE_FN", ["this tensor has no data (the shape function called accessor<float, N>() or item<float>(), which only kernels can)"]);
   });
 });
 
