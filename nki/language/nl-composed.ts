@@ -91,6 +91,16 @@ export function makeComposedFunctions(): Map<string, PyValue> {
     const s = unaryOp("nl.gelu_apprx_sigmoid", "sigmoid", x, float32, null, ctx, {}, { scale: 1.702 });
     return tile(binaryOp("nl.gelu_apprx_sigmoid", "multiply", x, s, dtypeArg(a.dtype, ctx) ?? x.dtype, null, ctx), "nl.gelu_apprx_sigmoid", ctx);
   }));
+  out.set("gelu_apprx_sigmoid_dx", native("nl.gelu_apprx_sigmoid_dx", [["x"], ["dtype", null], ["mask", null]], (a, ctx) => {
+    // d/dx x s(1.702 x) = s + 1.702 x s (1 - s), s = sigmoid(1.702 x).
+    const instr = "nl.gelu_apprx_sigmoid_dx";
+    const x = arrayArg(a.x, "x", instr, ctx);
+    const s = unaryOp(instr, "sigmoid", x, float32, null, ctx, {}, { scale: 1.702 });
+    const oneMinus = tile(binaryOp(instr, "subtract", 1, s, float32, null, ctx), instr, ctx);
+    const xs = tile(binaryOp(instr, "multiply", tile(binaryOp(instr, "multiply", x, 1.702, float32, null, ctx), instr, ctx), s, float32, null, ctx), instr, ctx);
+    const slope = tile(binaryOp(instr, "multiply", xs, oneMinus, float32, null, ctx), instr, ctx);
+    return tile(binaryOp(instr, "add", s, slope, dtypeArg(a.dtype, ctx) ?? x.dtype, null, ctx), instr, ctx);
+  }));
   out.set("expand_dims", native("nl.expand_dims", [["x"], ["axis"]], (a, ctx) => {
     const [axis] = intsArg(a.axis, "axis", ctx);
     return expandDims(arrayArg(a.x, "x", "nl.expand_dims", ctx), axis, ctx);

@@ -1,7 +1,7 @@
 // nl's loops (affine_range, sequential_range, static_range: iterables of ints that remember which
 // kind they are, for a later race check), the SPMD program ids, and the index builders (arange,
 // mgrid, ogrid, ds, par_dim).
-import { HostObject, PyException, PyTuple, type CallContext, type PyValue } from "../python/values.js";
+import { HostObject, NativeFunction, PyException, PyTuple, type CallContext, type PyValue } from "../python/values.js";
 import { currentRun } from "../machine/kernel-run.js";
 import { arange, GridMaker } from "../machine/index-expr.js";
 import { DynSlice } from "../machine/access.js";
@@ -50,6 +50,16 @@ function rangeFunction(kind: LoopKind) {
   }, true);
 }
 
+/** The context manager nl.no_reorder() returns: entering and leaving it changes nothing here. */
+class NoReorder extends HostObject {
+  readonly typeName = "no_reorder";
+  override getAttr(name: string): PyValue | undefined {
+    if (name === "__enter__") return new NativeFunction("__enter__", () => this);
+    if (name === "__exit__") return new NativeFunction("__exit__", () => false);
+    return undefined;
+  }
+}
+
 export function makeControlFunctions(): Map<string, PyValue> {
   const out = new Map<string, PyValue>();
   for (const k of ["affine_range", "sequential_range", "static_range", "dynamic_range"] as const) out.set(k, rangeFunction(k));
@@ -83,5 +93,7 @@ export function makeControlFunctions(): Map<string, PyValue> {
   }));
   out.set("nc", native("nl.nc", [["n"]], (a, ctx) => intArg(a.n, "n", ctx)));
   out.set("par_dim", native("nl.par_dim", [["size"]], (a, ctx) => new ParDim(intArg(a.size, "size", ctx))));
+  // `with nl.no_reorder():` keeps program order, which is the only order gpsimd runs in.
+  out.set("no_reorder", native("nl.no_reorder", [], () => new NoReorder()));
   return out;
 }

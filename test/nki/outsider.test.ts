@@ -144,10 +144,10 @@ describe("outsider kernels against references", () => {
     expect(Array.from(out.data() as Int32Array)).toEqual(want);
   });
 
-  it("softmax, var, rms_norm, abs_max/abs_min, gelu_apprx_sigmoid, expand_dims and the buffer predicates", () => {
+  it("softmax, var, rms_norm, abs_max/abs_min, gelu_apprx_sigmoid(_dx), expand_dims, no_reorder and the buffer predicates", () => {
     const P = 128, F = 96, xv = values(P * F, 22, 3), yv = values(P * F, 23, 3), wv = values(F, 24);
     const outs = nki.load(OUTSIDER("composed_nl.py"), "composed_kernel")(tensor(xv, [P, F]), tensor(yv, [P, F]), tensor(wv, [F])) as Tensor[];
-    const [soft, vari, rms, amax, amin, gel] = outs.map(f32);
+    const [soft, vari, rms, amax, amin, gel, geldx] = outs.map(f32);
     const wantSoft: number[] = [], wantVar: number[] = [], wantRms: number[] = [];
     for (let r = 0; r < P; r++) {
       const row = Array.from(xv.subarray(r * F, (r + 1) * F));
@@ -164,6 +164,8 @@ describe("outsider kernels against references", () => {
     expect(amax).toEqual(Array.from(xv, (v, i) => (Math.abs(v) > Math.abs(yv[i]) ? v : yv[i])));
     expect(amin).toEqual(Array.from(xv, (v, i) => (Math.abs(v) < Math.abs(yv[i]) ? v : yv[i])));
     expect(firstMismatch(gel, Array.from(xv, (v) => v / (1 + Math.exp(-1.702 * v))), 1e-6, 1e-7)).toBeNull();
+    const sig = (v: number) => 1 / (1 + Math.exp(-1.702 * v));
+    expect(firstMismatch(geldx, Array.from(xv, (v) => sig(v) + 1.702 * v * sig(v) * (1 - sig(v))), 1e-5, 1e-6)).toBeNull();
   });
 
   it("nisa.affine_select with a pattern (a causal mask) and nisa.scalar_tensor_tensor, current API", () => {
