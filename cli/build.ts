@@ -8,6 +8,7 @@ import { BUILD } from "./specs.js";
 import { parseCommand, listOption, runtimeOptions, UsageError, EXIT, DEFAULT_OUT } from "./options.js";
 import { bytes, duration, shownPath } from "./format.js";
 import { paramText } from "../host/library/arguments.js";
+import { callReport } from "./report.js";
 
 /** Runs gpsimd build. */
 export function buildCommand(argv: string[]): number {
@@ -23,6 +24,8 @@ export function buildCommand(argv: string[]): number {
   const specs: LibrarySpec[] = isFolder ? folderLibraries(positionals[0], overrides) : [filesLibrary(positionals, listOption(values, "shape"), overrides)];
   const out = (values.out as string | undefined) ?? DEFAULT_OUT;
   const device = runtimeOptions(values);
+  const libraries: Record<string, unknown>[] = [];
+  callReport().build = { libraries };
   for (const [i, spec] of specs.entries()) {
     if (specs.length > 1) process.stderr.write(`[${i + 1}/${specs.length}] ${spec.name}\n`);
     const built = buildSpec(spec, out, !!values.force, device);
@@ -33,6 +36,10 @@ export function buildCommand(argv: string[]): number {
     for (const [name, op] of lib.ops) {
       process.stdout.write(`  ops.${lib.namespace}.${name}(${op.kernel.params.map((p) => paramText(op.kernel, p)).join(", ")})  kernel ${op.kernel.name} (${shownPath(op.kernel.file)}:${op.kernel.line})\n`);
     }
+    libraries.push({
+      name: spec.name, file: built.file, sizeBytes: statSync(built.file).size, rebuilt: built.rebuilt, multicore: lib.multicore, cores: lib.multicore ? lib.cores : 1,
+      ops: [...lib.ops].map(([name, op]) => ({ op: `${lib.namespace}::${name}`, kernel: op.kernel.name, file: op.kernel.file, line: op.kernel.line, params: op.kernel.params.map((p) => paramText(op.kernel, p)) })),
+    });
     lib.unload();
   }
   return EXIT.OK;

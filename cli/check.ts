@@ -13,6 +13,10 @@ import { kernelArguments, parseDTypeOption, scalarValue, describeArguments, nth,
 import { compareOutput, opcheck, unflatten, writerOf, type Tolerance } from "./compare.js";
 import { parseCommand, listOption, intOption, numberOption, UsageError, EXIT, VALUE_KINDS, type ValueKind } from "./options.js";
 import { progress } from "./progress.js";
+import { readFileSync } from "node:fs";
+import { sha256 } from "../host/verdict/verdict.js";
+import { callReport, recordInputs, recordOutputs } from "./report.js";
+import { CommandError } from "./options.js";
 import { withShapeContext } from "../host/device/shape-context.js";
 import { shapeArguments, paramTypeText } from "../host/library/arguments.js";
 
@@ -26,7 +30,10 @@ type SizeToken = number | string;
 interface Case { dims: Record<string, number>; dtype: string; values: ValueSpec; }
 
 /** What went wrong in a case. */
-interface CaseFailure { what: string; index?: number; }
+interface CaseFailure { what: string; index?: number; code?: string; error?: GpsimdError; }
+
+/** Bumped when the case generator draws differently for the same parameters: a bundle's cases then no longer replay. */
+const GENERATOR_VERSION = 1;
 
 class CaseFailed extends Error {
   constructor(readonly failure: CaseFailure) { super(failure.what); }
@@ -59,10 +66,10 @@ function expectedOf(fn: ReferenceFunction, args: unknown[], shapes: number[][]):
   try {
     result = fn(...args.map(referenceArgument), shapes);
   } catch (e) {
-    throw new CaseFailed({ what: `the reference threw: ${e instanceof Error ? e.message : String(e)}` });
+    throw new CaseFailed({ what: `the reference threw: ${e instanceof Error ? e.message : String(e)}`, code: "E_CHECK_REFERENCE" });
   }
   if (result && typeof result === "object" && "data" in result && !ArrayBuffer.isView(result)) return result;
-  if (!result || typeof (result as ArrayLike<number>).length !== "number") throw new CaseFailed({ what: `the reference returned ${typeof result}, not an array of values` });
+  if (!result || typeof (result as ArrayLike<number>).length !== "number") throw new CaseFailed({ what: `the reference returned ${typeof result}, not an array of values`, code: "E_CHECK_REFERENCE" });
   return { data: result as ArrayLike<number | bigint> };
 }
 
@@ -102,6 +109,16 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const atol = numberOption(values, "atol", 1e-6);
   const rtolGiven = values.rtol !== undefined ? numberOption(values, "rtol", 1e-5) : undefined;
   // The command line that repeats this run exactly: every option as given, and the seed even when it was the default.
+  const referenceSha256 = sha256(readFileSync(refFile));
+  const pinned = values["reference-hash"] as string | undefined;
+  if (pinned !== undefined && pinned !== referenceSha256) {
+    const message = `gpsimd check: the reference ${refFile} is not the one pinned by --reference-hash (sha256 ${pinned.slice(0, 12)}... pinned, ${referenceSha256.slice(0, 12)}... now): it changed, so the check is refused instead of run against another reference`;
+    callReport().failures.push({ class: "ReferenceChangedError", code: "E_REFERENCE_CHANGED", message, file: refFile, details: { pinned, actual: referenceSha256 } });
+    throw new CommandError(message, EXIT.USAGE);
+  }
+  const generatorSha256 = sha256(JSON.stringify({ generator: GENERATOR_VERSION, templates, dtypes, kinds, scalars, runs, seed, maxNumel, atol, rtol: rtolGiven ?? null }));
+  callReport().target = { library: library.namespace, op: `${library.namespace}::${opName}`, reference: refFile, cores: library.multicore ? library.cores : 1 };
+  const checkRecord = () => ({ runs, seed, generated: counts.generated, compared: counts.compared, rejected: counts.rejected, tooBig: counts.tooBig, failed: 0, referenceSha256, generatorSha256 });
   const rerun = `gpsimd check ${[...argv, ...(values.seed === undefined ? ["--seed", String(seed)] : [])].map(shellWord).join(" ")}`;
 
   const qualified = qualifiedOf(library, opName);
@@ -135,17 +152,17 @@ export async function checkCommand(argv: string[]): Promise<number> {
           firstRejection ??= `${describeArguments(args)}: ${e.message}`;
           return false;
         }
-        if (e instanceof GpsimdError) throw new CaseFailed({ what: `the operator raised ${e.name} [${e.code}]: ${e.message}` });
+        if (e instanceof GpsimdError) throw new CaseFailed({ what: `the operator raised ${e.name} [${e.code}]: ${e.message}`, error: e });
         throw e;
       }
       const expected = expectedOf(reference.fn, args, shapes);
       const problems = opcheck(library, opName, args, out, expected.data.length, expected.sizes);
-      if (problems.length) throw new CaseFailed({ what: `opcheck: ${problems.join("; ")}` });
+      if (problems.length) throw new CaseFailed({ what: `opcheck: ${problems.join("; ")}`, code: "E_CHECK_OPCHECK" });
       const rtol = rtolGiven ?? (dtypeInfo(out.dtype).bytes === 2 && dtypeInfo(out.dtype).isFloating ? 1e-2 : 1e-5);
       const mismatch = compareOutput(out, expected.data, { atol, rtol } satisfies Tolerance);
       if (mismatch) {
         const at = unflatten(mismatch.index, out.sizes());
-        throw new CaseFailed({ what: `element ${mismatch.index} ([${at.join(", ")}]) is ${shortest(mismatch.got)}, the reference says ${shortest(mismatch.expected)}; ${mismatch.count} of ${out.numel()} elements differ (atol ${atol}, rtol ${rtol})`, index: mismatch.index });
+        throw new CaseFailed({ what: `element ${mismatch.index} ([${at.join(", ")}]) is ${shortest(mismatch.got)}, the reference says ${shortest(mismatch.expected)}; ${mismatch.count} of ${out.numel()} elements differ (atol ${atol}, rtol ${rtol})`, index: mismatch.index, code: "E_CHECK_MISMATCH" });
       }
       return true;
     } finally {
@@ -185,6 +202,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
       process.stdout.write(`${coverage(tried, letters.length > 0)}\n  opcheck: the shape function agreed with the kernel's output and the reference in every case\n`);
       if (counts.rejected) process.stdout.write(`  ${counts.rejected} more cases rejected by the shape function (inputs the operator does not accept)\n`);
       process.stdout.write(`OK: ${counts.compared} cases passed (seed ${seed})\n`);
+      callReport().check = checkRecord();
       return EXIT.OK;
     }
     const lines = [
@@ -194,6 +212,8 @@ export async function checkCommand(argv: string[]): Promise<number> {
       `  rerun: ${rerun}`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
+    callReport().check = checkRecord();
+    callReport().failures.push({ class: "CheckFailure", code: "E_CHECK_REJECTED", message: lines[0], op: qualified, details: { firstRejection: firstRejection ?? null } });
     return EXIT.FAILED;
   }
   shrinking = true;
@@ -225,6 +245,19 @@ export async function checkCommand(argv: string[]): Promise<number> {
   if (failure.index !== undefined) lines.push(`  element ${failure.index} was written by ${writtenBy(library, opName, () => kernelArguments(kernel, shapes, c.dtype.split(","), scalars, c.values), failure.index)}`);
   lines.push(`  rerun: ${rerun}`);
   process.stdout.write(`${lines.join("\n")}\n`);
+  callReport().check = {
+    ...checkRecord(), failed: 1, shrinks,
+    failingCase: {
+      arguments: kernel.params.map((p, i) => {
+        const k = kernel.params.slice(0, i).filter((q) => q.kind === "tensor").length;
+        return p.kind === "tensor" ? { name: p.name, dtype: dtypeOf(k), sizes: shapes[k] } : { name: p.name, type: paramTypeText(kernel, p), value: scalars[i - k] };
+      }),
+      dims: c.dims, values: { kind: c.values.kind, seed: c.values.seed },
+    },
+  };
+  recordFailingCall(library, opName, kernelArguments(kernel, shapes, c.dtype.split(","), scalars, c.values), kernel.params.map((p) => p.name));
+  if (failure.error) callReport().errors.push(failure.error);
+  else callReport().failures.push({ class: "CheckFailure", code: failure.code ?? "E_CHECK_INTERNAL", message: failure.what, op: qualified, ...(failure.index !== undefined ? { location: { space: "tensor" }, index: [failure.index, failure.index] as [number, number] } : {}), details: failure.index !== undefined ? { index: failure.index } : {} });
   return EXIT.FAILED;
 }
 
@@ -250,6 +283,18 @@ function shrinkSizes(start: Case, startError: unknown, letters: string[], fails:
     }
   }
   return { case: best, error, steps };
+}
+
+/** Calls the failing case once more to record its inputs and output (what a repro bundle holds and replays). */
+function recordFailingCall(library: Library, opName: string, args: unknown[], names: string[]): void {
+  recordInputs(names.map((n, i) => [n, args[i]]));
+  try {
+    const out = library.call(opName, args) as Tensor;
+    recordOutputs([["output", out]]);
+    out.dispose();
+  } catch { /* the error is the failure itself, recorded by the caller */ } finally {
+    for (const a of args) if (a instanceof Tensor) a.dispose();
+  }
 }
 
 /** A word as a POSIX shell reads it back unchanged. */

@@ -35,9 +35,9 @@ export function buildSpec(spec: LibrarySpec, outDir: string, force = false, devi
   } catch (e) {
     if (e instanceof BuildError) {
       const messages = (e.details as { messages?: string[] }).messages ?? [e.message];
-      throw new CommandError(`gpsimd: ${spec.name} did not compile:\n${messages.map((m) => `  ${m}`).join("\n")}`, EXIT.BUILD);
+      throw new CommandError(`gpsimd: ${spec.name} did not compile:\n${messages.map((m) => `  ${m}`).join("\n")}`, EXIT.BUILD, e);
     }
-    if (e instanceof GpsimdError) throw new CommandError(`gpsimd: ${spec.name}: ${e.message}`, EXIT.LOAD);
+    if (e instanceof GpsimdError) throw new CommandError(`gpsimd: ${spec.name}: ${e.message}`, EXIT.LOAD, e);
     throw e;
   }
 }

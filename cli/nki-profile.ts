@@ -8,6 +8,7 @@ import { duration, table } from "./format.js";
 import { openNkiTarget, madeArguments, callKernel, shownCall, disposeMade } from "./nki-target.js";
 import { callValues, describeMade } from "./nki-inputs.js";
 import { estimateKernelFile } from "../nki/profile/cli-estimate.js";
+import { callReport, recordInputs } from "./report.js";
 
 /** The text summary of a profile: call times, then the instances of the median call. */
 export function nkiProfileSummary(call: string, calls: CallTimings[]): string {
@@ -40,6 +41,8 @@ export function nkiProfileCommand(argv: string[]): number {
   const made = madeArguments(values, intOption(values, "seed", 0));
   const runs = intOption(values, "runs", 5, 1);
   try {
+    callReport().target = { file: target.file, kernel: target.kernel, grid: target.grid ?? null };
+    recordInputs([...made.positional, ...made.keyword].map((m) => [m.label, m.value]));
     process.stdout.write(`${shownCall(target)}(${describeMade(made)}) from ${target.file}\n`);
     const dispose = (r: unknown) => { if (r instanceof Tensor) r.dispose(); else if (Array.isArray(r)) r.forEach((t: Tensor) => t.dispose()); };
     dispose(callKernel(target, callValues(made))); // warm-up: loads the file on every thread
@@ -49,6 +52,10 @@ export function nkiProfileCommand(argv: string[]): number {
       calls.push(target.launcher.lastTimings!);
     }
     process.stdout.write(`${nkiProfileSummary(shownCall(target), calls)}\n`);
+    const median = [...calls].sort((a, b) => a.wallMs - b.wallMs)[calls.length >> 1];
+    // Per SPMD instance: its program ids and instruction counts by engine (wall times go to timing).
+    callReport().profile = { threads: median.threads, instances: median.instances.map((i) => ({ instance: i.ids, counts: i.counts ?? {} })).sort((a, b) => a.instance.join().localeCompare(b.instance.join())) };
+    callReport().timing.wallMedianMs = median.wallMs;
     // One more call on this thread, recorded: the estimate of the device's time (nki/profile).
     process.stdout.write(`\n${estimateKernelFile(target.file, target.kernel, target.grid, callValues(made), values.trace as string | undefined).text}\n`);
     return EXIT.OK;

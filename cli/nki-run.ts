@@ -6,6 +6,7 @@ import { summarise } from "./run.js";
 import { duration } from "./format.js";
 import { openNkiTarget, madeArguments, callKernel, producedTensors, shownCall, disposeMade } from "./nki-target.js";
 import { callValues, describeMade } from "./nki-inputs.js";
+import { callReport, recordInputs, recordOutputs } from "./report.js";
 
 /** Runs gpsimd run on a kernel file. */
 export function nkiRunCommand(argv: string[]): number {
@@ -15,11 +16,15 @@ export function nkiRunCommand(argv: string[]): number {
   const target = openNkiTarget("run", positionals, values);
   const made = madeArguments(values, intOption(values, "seed", 0));
   try {
+    callReport().target = { file: target.file, kernel: target.kernel, grid: target.grid ?? null };
+    recordInputs([...made.positional, ...made.keyword].map((m) => [m.label, m.value]));
     process.stdout.write(`${shownCall(target)}(${describeMade(made)}) from ${target.file}\n`);
     const t0 = performance.now();
     const result = callKernel(target, callValues(made));
     const ms = performance.now() - t0;
     const produced = producedTensors(result, made);
+    recordOutputs(produced.map((p) => [p.label, p.tensor]));
+    callReport().timing.wallMs = ms;
     if (produced.length === 0) process.stdout.write("the kernel returned None and wrote no empty/zeros argument\n");
     for (const p of produced) process.stdout.write(`${summarise(p.tensor, intOption(values, "show", 8)).replace(/^output:/, `${p.label}:`)}\n`);
     const timings = target.launcher.lastTimings;

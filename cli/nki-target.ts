@@ -42,7 +42,7 @@ export function openNkiTarget(command: string, positionals: string[], values: Re
   try {
     kernels = nki.load(file, options) as typeof kernels;
   } catch (e) {
-    if (e instanceof GpsimdError) throw new CommandError(`gpsimd: ${file}: ${e.name} [${e.code}]: ${e.message}`, e.code === "E_NKI_FILE" ? EXIT.LOAD : EXIT.FAILED);
+    if (e instanceof GpsimdError) throw new CommandError(`gpsimd: ${file}: ${e.name} [${e.code}]: ${e.message}`, e.code === "E_NKI_FILE" ? EXIT.LOAD : EXIT.FAILED, e);
     throw e;
   }
   const names = Object.keys(kernels);
@@ -73,7 +73,7 @@ export function callKernel(target: NkiTarget, args: unknown[]): NkiResult {
   try {
     return target.launcher(...(args as Parameters<NkiLauncher>));
   } catch (e) {
-    if (e instanceof GpsimdError) throw new CommandError(`${e.name} [${e.code}]: ${e.message}`, EXIT.FAILED);
+    if (e instanceof GpsimdError) throw new CommandError(`${e.name} [${e.code}]: ${e.message}`, EXIT.FAILED, e);
     throw e;
   }
 }

@@ -32,9 +32,9 @@ export type ValueKind = (typeof VALUE_KINDS)[number];
 /** A mistake on the command line (exit code 2). */
 export class UsageError extends Error {}
 
-/** A failure with its own exit code and message. */
+/** A failure with its own exit code and message; `error` is the gpsimd error behind it, for the --json verdict. */
 export class CommandError extends Error {
-  constructor(message: string, readonly exitCode: number) { super(message); }
+  constructor(message: string, readonly exitCode: number, readonly error?: unknown) { super(message); }
 }
 
 type Options = NonNullable<ParseArgsConfig["options"]>;

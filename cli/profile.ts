@@ -9,6 +9,7 @@ import { openTarget } from "./library-source.js";
 import { PROFILE } from "./specs.js";
 import { kernelArguments, describeArguments } from "./inputs.js";
 import { valueKind } from "./run.js";
+import { callReport, recordInputs } from "./report.js";
 import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT } from "./options.js";
 import { bytes, duration, table } from "./format.js";
 import { progress } from "./progress.js";
@@ -72,6 +73,16 @@ export function profileSummary(r: ProfileResult, traceFile: string): string {
 }
 
 /** Runs gpsimd profile. */
+/** The deterministic figures of a profile, per core: bytes and calls counted, instructions, the cost model's estimate. */
+function profileFigures(result: ProfileResult, device: string): Record<string, unknown> {
+  const e = result.estimate;
+  return {
+    device, counted: result.counted, returnedBytes: result.trace.returnedBytes,
+    estimate: { totalNs: e.totalNs, launchNs: e.launchNs, kernelNs: e.kernelNs, returnCopyNs: e.returnCopyNs },
+    cores: result.trace.cores.map((c) => ({ core: c.core, counters: { ...c.counters }, instructions: c.instructions ? { ...c.instructions } : undefined })),
+  };
+}
+
 export function profileCommand(argv: string[]): number {
   const parsed = parseCommand(PROFILE, argv);
   if (!parsed) return EXIT.OK;
@@ -81,6 +92,8 @@ export function profileCommand(argv: string[]): number {
   const { library, opName } = openTarget("profile", positionals, values);
   const kernel = library.ops.get(opName)!.kernel;
   const args = kernelArguments(kernel, listOption(values, "shape").map((s) => parseSizes(s)), listOption(values, "dtype"), listOption(values, "arg"), { kind: valueKind(values), seed: intOption(values, "seed", 0) });
+  callReport().target = { library: library.namespace, op: `${library.namespace}::${opName}`, cores: library.multicore ? library.cores : 1 };
+  recordInputs(kernel.params.map((p, i) => [p.name, args[i]]));
   process.stdout.write(`${library.namespace}::${opName}(${describeArguments(args)})\n`);
   const bar = progress("gpsimd profile");
   let result: ProfileResult;
@@ -90,7 +103,7 @@ export function profileCommand(argv: string[]): number {
       count: !values["no-count"],
     });
   } catch (e) {
-    if (e instanceof GpsimdError) throw new CommandError(`${e.name} [${e.code}]: ${e.message}`, EXIT.FAILED);
+    if (e instanceof GpsimdError) throw new CommandError(`${e.name} [${e.code}]: ${e.message}`, EXIT.FAILED, e);
     throw e;
   } finally {
     bar.finish();
@@ -98,6 +111,8 @@ export function profileCommand(argv: string[]): number {
   }
   const traceFile = (values.trace as string | undefined) ?? `${library.namespace}-${opName}.trace.json`;
   writeFileSync(traceFile, JSON.stringify(chromeTrace(result)));
+  callReport().profile = profileFigures(result, device);
+  Object.assign(callReport().timing, { wallMedianMs: result.wall.median, wallMinMs: result.wall.min, wallMaxMs: result.wall.max });
   process.stdout.write(`${profileSummary(result, traceFile)}\n`);
   return EXIT.OK;
 }

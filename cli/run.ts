@@ -6,6 +6,7 @@ import { RUN } from "./specs.js";
 import { kernelArguments, describeArguments } from "./inputs.js";
 import { parseCommand, parseSizes, listOption, intOption, UsageError, CommandError, EXIT, VALUE_KINDS, type ValueKind } from "./options.js";
 import { duration } from "./format.js";
+import { callReport, recordInputs, recordOutputs } from "./report.js";
 
 /** Summary statistics of a tensor's values. */
 export function summarise(t: Tensor, show: number): string {
@@ -45,16 +46,20 @@ export function runCommand(argv: string[]): number {
   const { library, opName } = openTarget("run", positionals, values);
   const kernel = library.ops.get(opName)!.kernel;
   const args = kernelArguments(kernel, listOption(values, "shape").map((s) => parseSizes(s)), listOption(values, "dtype"), listOption(values, "arg"), { kind: valueKind(values), seed: intOption(values, "seed", 0) });
+  callReport().target = { library: library.namespace, op: `${library.namespace}::${opName}`, cores: library.multicore ? library.cores : 1 };
+  recordInputs(kernel.params.map((p, i) => [p.name, args[i]]));
   process.stdout.write(`${library.namespace}::${opName}(${describeArguments(args)})${library.multicore ? ` on ${library.cores} cores` : ""}\n`);
   const t0 = performance.now();
   let out: Tensor;
   try {
     out = library.call(opName, args) as Tensor;
   } catch (e) {
-    if (e instanceof GpsimdError) throw new CommandError(`${e.name} [${e.code}]: ${e.message}`, EXIT.FAILED);
+    if (e instanceof GpsimdError) throw new CommandError(`${e.name} [${e.code}]: ${e.message}`, EXIT.FAILED, e);
     throw e;
   }
   const ms = performance.now() - t0;
+  recordOutputs([["output", out]]);
+  callReport().timing.wallMs = ms;
   process.stdout.write(`${summarise(out, intOption(values, "show", 8))}\n  wall time ${duration(ms)} (first call on this machine; gpsimd profile for timings)\n`);
   return EXIT.OK;
 }

@@ -95,7 +95,9 @@ options:
   --seed N         seed of the case generator (default 1): the same seed tries the same cases
   --max-numel N    largest tensor a case may make (default 1048576)
   --atol X         absolute tolerance for floating-point outputs (default 1e-6)
-  --rtol X         relative tolerance (default 1e-5; 1e-2 for bfloat16 and float16 outputs)${LIBRARY_HELP}${RUNTIME_HELP}
+  --rtol X         relative tolerance (default 1e-5; 1e-2 for bfloat16 and float16 outputs)
+  --reference-hash H  refuse (exit 2) unless the reference module's sha256 is H: pins the reference
+                   a failure was found with (gpsimd replay passes it)${LIBRARY_HELP}${RUNTIME_HELP}
   -h, --help       this help
 
 exit codes: 0 every case passed, 1 a mismatch, a kernel error or an opcheck failure (the smallest
@@ -103,7 +105,7 @@ case is printed), 2 bad command line, 3 compile error, 4 load error`,
   options: {
     ref: { type: "string" }, export: { type: "string" }, shape: { type: "string", multiple: true }, dtype: { type: "string", multiple: true },
     arg: { type: "string", multiple: true }, values: { type: "string", multiple: true }, runs: { type: "string" }, seed: { type: "string" }, "max-numel": { type: "string" },
-    atol: { type: "string" }, rtol: { type: "string" }, ...LIBRARY_OPTIONS, ...RUNTIME_OPTIONS,
+    atol: { type: "string" }, rtol: { type: "string" }, "reference-hash": { type: "string" }, ...LIBRARY_OPTIONS, ...RUNTIME_OPTIONS,
   },
 };
 

@@ -22,6 +22,8 @@ export {
   type DeviceProfile, type DeviceName, type CalibrationPoint, type Fit, type ProfileOptions, type ProfileResult, type DeviceEstimate, type CostModel, type LaunchTrace, type CoreTrace, type ChromeTrace,
   type InstructionClass, type InstructionCounts } from "./profiling/profile.js";
 export * from "./checks/errors.js";
+export { toVerdict, verdictOf, outputRecord, gpsimdVersion, VERDICT_SCHEMA, VERDICT_VERSION, type Verdict, type OutputRecord, type CheckRecord } from "./verdict/verdict.js";
+export { problemOf, problemOfWarning, type Problem, type ProblemLocation } from "./verdict/problem.js";
 export * as autograd from "./autograd.js";
 /** NKI kernels (Python, the Neuron Kernel Interface): nki.load, nki.simulate_kernel, grids on the core threads, nki.register. */
 export * as nki from "../nki/index.js";

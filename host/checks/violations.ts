@@ -68,7 +68,7 @@ export function violationError(code: number, slot: number, a: number, b: number,
 function describeViolation(code: number, slot: number, a: number, b: number, c: number, site: ViolationSite, placed: boolean, cpp: boolean): GpsimdError {
   const where = `${site.op} (core ${site.core})`;
   const t = site.tensorName(slot);
-  const ctx = (details: Record<string, unknown>) => ({ op: site.op, core: site.core, details: { slot, ...details } });
+  const ctx = (details: Record<string, unknown>) => ({ op: site.op, core: site.core, details: { slot, tensor: t, ...details } });
   switch (code) {
     case K.E_ACCESSOR_INDEX:
       if (c === -1) return new AccessorIndexError("E_ACCESSOR_INDEX", `${where}: element-wise accessor index ${a} is out of range for ${t}, which has ${b} elements (expected 0 <= index < ${b})`, ctx({ index: a, numel: b }));
