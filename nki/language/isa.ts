@@ -126,7 +126,15 @@ function reduceAlongFree(instr: string, reduceOpV: PyValue, result: NkiArray, re
   const mode = cmd instanceof EnumValue ? cmd.member : "reset_reduce";
   if (mode === "idle") return;
   const dest = res === null || res === undefined ? null : arrayArg(res, "reduce_res", instr, ctx);
-  const op = reduceOpArg(reduceOpV, instr, ctx);
+  accumulate(instr, reduceOpArg(reduceOpV, instr, ctx), result, dest, mode, dest, ctx, engine);
+}
+
+/**
+ * The engine's reduction register after an instruction whose result is `result`: reset_reduce starts
+ * from this result's reduction along the free axes, reduce combines it with the register, load_reduce
+ * with `loadFrom`; the register is copied to dest when there is one.
+ */
+function accumulate(instr: string, op: string, result: NkiArray, dest: NkiArray | null, mode: string, loadFrom: NkiArray | number | null, ctx: CallContext, engine: string): void {
   const combine = op === "max" ? "maximum" : op === "min" ? "minimum" : op === "multiply" ? "multiply" : "add";
   const partial = reduceOp(instr, op, result, result.shape.map((_, k) => k).slice(1), float32, true, null, ctx);
   const run = currentRun(ctx.site);
@@ -134,7 +142,8 @@ function reduceAlongFree(instr: string, reduceOpV: PyValue, result: NkiArray, re
   let register = partial;
   const fits = (t: NkiArray | null | undefined): t is NkiArray => !!t && t.numel === partial.numel;
   if (mode === "reduce" && fits(previous)) register = binaryOp(instr, combine, previous, partial, float32, null, ctx) as NkiArray;
-  if (mode === "load_reduce" && fits(dest)) register = binaryOp(instr, combine, reshapedView(dest, partial.shape, instr, ctx), partial, float32, null, ctx) as NkiArray;
+  if (mode === "load_reduce" && typeof loadFrom === "number") register = binaryOp(instr, combine, loadFrom, partial, float32, null, ctx) as NkiArray;
+  else if (mode === "load_reduce" && typeof loadFrom !== "number" && fits(loadFrom)) register = binaryOp(instr, combine, reshapedView(loadFrom, partial.shape, instr, ctx), partial, float32, null, ctx) as NkiArray;
   run.accumulators.set(engine, register);
   if (dest) copyInto(instr, dest, register, null, ctx);
 }
@@ -422,6 +431,20 @@ export function makeCurrentIsa(): Map<string, PyValue> {
     const cmp = a.cmp_op === null ? "equal" : opArg(a.cmp_op, instr, ctx).op;
     const pred = arrayArg(binaryOp(instr, cmp, values, 0, uint8, null, ctx), "predicate", instr, ctx);
     select(instr, pred, arrayArg(a.on_true_tile, "on_true_tile", instr, ctx), a.on_false_value, d, ctx);
+    return null;
+  });
+  set("exponential", [["dst"], ["src"], ["max_value", 0], ["reduce_res", null], ["reduce_cmd", null], ["reduce_init", 0], ["name", null]], (a, ctx) => {
+    // dst = exp(src - max_value) on VectorE; with reduce_cmd, the sum of dst joins VectorE's register.
+    const instr = "nisa.exponential", out = dst(a, instr, ctx);
+    const used: (InputUse | null)[] = [];
+    const m = scalarOf(a.max_value);
+    const negMax = m !== undefined ? -m : unaryOp(instr, "neg", a.max_value, float32, null, ctx);
+    unaryOp(instr, "exp", a.src, out.dtype, null, ctx, { out }, { scale: 1, bias: scalarOrTile(negMax, out.shape, instr, ctx, used) }, used);
+    const mode = a.reduce_cmd instanceof EnumValue ? a.reduce_cmd.member : "idle";
+    if (mode === "idle") return null;
+    const res = a.reduce_res === null ? null : arrayArg(a.reduce_res, "reduce_res", instr, ctx);
+    const init = scalarOf(a.reduce_init);
+    accumulate(instr, "add", out, res, mode, init !== undefined ? init : arrayArg(a.reduce_init, "reduce_init", instr, ctx), ctx, "vector");
     return null;
   });
   set("scalar_tensor_tensor", [["dst"], ["data"], ["op0"], ["operand0"], ["op1"], ["operand1"], ["reverse0", false], ["reverse1", false], ["name", null]], (a, ctx) => {

@@ -181,4 +181,22 @@ describe("outsider kernels against references", () => {
     const out = f32(nki.load(OUTSIDER("identity_dst.py"), "identity_transpose_kernel")(tensor(xv, [P, F])) as Tensor);
     expect(out).toEqual(Array.from(out, (_, i) => xv[(i % P) * F + Math.floor(i / P)]));
   });
+
+  it("nisa.exponential with a max_value tile or scalar and VectorE's sum (reset_reduce, load_reduce)", () => {
+    const P = 128, F = 64, xv = values(P * F, 28, 4);
+    const [e, s, e2, s2] = (nki.load(OUTSIDER("exponential.py"), "exponential_kernel")(tensor(xv, [P, F])) as Tensor[]).map(f32);
+    const wantE: number[] = [], wantS: number[] = [], wantE2: number[] = [], wantS2: number[] = [];
+    for (let r = 0; r < P; r++) {
+      const row = Array.from(xv.subarray(r * F, (r + 1) * F));
+      const mx = Math.max(...row);
+      wantE.push(...row.map((v) => Math.exp(v - mx)));
+      wantS.push(row.reduce((acc, v) => acc + Math.exp(v - mx), 0));
+      wantE2.push(...row.map((v) => Math.exp(v - 1)));
+      wantS2.push(10 + row.reduce((acc, v) => acc + Math.exp(v - 1), 0));
+    }
+    expect(firstMismatch(e, wantE, 1e-6, 1e-9)).toBeNull();
+    expect(firstMismatch(s, wantS, 1e-5, 1e-9)).toBeNull();
+    expect(firstMismatch(e2, wantE2, 1e-6, 1e-9)).toBeNull();
+    expect(firstMismatch(s2, wantS2, 1e-5, 1e-9)).toBeNull();
+  });
 });
