@@ -447,6 +447,32 @@ export function makeCurrentIsa(): Map<string, PyValue> {
     accumulate(instr, "add", out, res, mode, init !== undefined ? init : arrayArg(a.reduce_init, "reduce_init", instr, ctx), ctx, "vector");
     return null;
   });
+  set("tensor_scalar_cumulative", [["dst"], ["src"], ["op0"], ["op1"], ["imm0"], ["imm1", null], ["reduce_cmd", null], ["name", null]], (a, ctx) => {
+    // reg = op1(op0(src[i], imm0), reg); dst[i] = reg, along the free axis: op0 as one tensor-scalar
+    // instruction, then the scan tensor_tensor_scan uses (one instruction per column) with data1 = 1.
+    const instr = "nisa.tensor_scalar_cumulative", out = dst(a, instr, ctx);
+    const op0 = opArg(a.op0, instr, ctx).op, op1 = opArg(a.op1, instr, ctx).op as BinaryOp;
+    const src = arrayArg(a.src, "src", instr, ctx);
+    const scaled = arrayArg(binaryOp(instr, op0, src, a.imm0, float32, null, ctx), "src", instr, ctx);
+    const ones = newTile(scaled.shape, float32, ctx);
+    fillView(instr, ones, 1, ctx);
+    const mode = a.reduce_cmd instanceof EnumValue ? a.reduce_cmd.member : "reset_reduce";
+    const run = currentRun(ctx.site);
+    const P = scaled.shape[0];
+    const held = run.accumulators.get("vector");
+    const identity = op1 === "multiply" ? 1 : op1 === "maximum" ? -Infinity : op1 === "minimum" ? Infinity : 0;
+    const initial: number | NkiArray = mode === "load_reduce" ? (scalarOf(a.imm1) ?? arrayArg(a.imm1, "imm1", instr, ctx))
+      : mode === "reduce" && held && held.numel === P ? held : identity;
+    scanColumns(instr, scaled, ones, initial, op1, "multiply", out, ctx);
+    // The register holds the last column, as a tile of its own (dst may be overwritten later).
+    const F = out.numel / P;
+    const flat = out.shape.length === 2 ? out : reshapedView(out, [P, F], instr, ctx);
+    const last = flat.view(flat.offset + (F - 1) * flat.strides[1], [P, 1], [flat.strides[0], 0], flat.checks.map((c) => ({ ...c, off: c.off + (F - 1) * c.coeffs[1] })));
+    const register = newTile([P, 1], float32, ctx);
+    copyInto(instr, register, last, null, ctx);
+    run.accumulators.set("vector", register);
+    return null;
+  });
   set("scalar_tensor_tensor", [["dst"], ["data"], ["op0"], ["operand0"], ["op1"], ["operand1"], ["reverse0", false], ["reverse1", false], ["name", null]], (a, ctx) => {
     // dst = (data op0 operand0) op1 operand1; reverse swaps an operator's operands.
     const instr = "nisa.scalar_tensor_tensor";

@@ -199,4 +199,21 @@ describe("outsider kernels against references", () => {
     expect(firstMismatch(e2, wantE2, 1e-6, 1e-9)).toBeNull();
     expect(firstMismatch(s2, wantS2, 1e-5, 1e-9)).toBeNull();
   });
+
+  it("nisa.tensor_scalar_cumulative: running sums and maxima, reset_reduce, load_reduce and reduce", () => {
+    const P = 128, F = 48, xv = values(P * F, 29, 2);
+    const [sum2, runMax, loaded, continued] = (nki.load(OUTSIDER("cumulative.py"), "cumulative_kernel")(tensor(xv, [P, F])) as Tensor[]).map(f32);
+    const want: number[][] = [[], [], [], []];
+    for (let r = 0; r < P; r++) {
+      let a = 0, m = -Infinity, l = 5;
+      const row = xv.subarray(r * F, (r + 1) * F);
+      for (const v of row) { a = Math.fround(a + Math.fround(2 * v)); m = Math.max(m, v); l = Math.fround(l + Math.fround(v + 1)); want[0].push(a); want[1].push(m); want[2].push(l); }
+      let c = l; // reduce continues from the register load_reduce left: the row's last value
+      for (const v of row) { c = Math.fround(c + v); want[3].push(c); }
+    }
+    expect(sum2).toEqual(want[0]);
+    expect(runMax).toEqual(want[1]);
+    expect(loaded).toEqual(want[2]);
+    expect(continued).toEqual(want[3]);
+  });
 });
