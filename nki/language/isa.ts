@@ -15,6 +15,7 @@ import { dtypeArg, requiredDType } from "./dtype-arg.js";
 import { arrayArg, binaryOp, boxOf, copyInto, fillView, indirectMove, newTile, reduceOp, reshapedView, scalarOf, unaryOp } from "./compute.js";
 import type { OobMode } from "../machine/indirect.js";
 import { bnAggr, bnStats, scanColumns, sequenceBounds, streamShuffle } from "./isa-composed.js";
+import { max8, findIndex8, matchReplace8 } from "./isa-vector8.js";
 import { OP_OF_FUNCTION, REDUCE_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
 import { currentRun } from "../machine/kernel-run.js";
 import { enumNamespace, EnumValue } from "./constants.js";
@@ -215,6 +216,13 @@ export function makeLegacyIsa(): Map<string, PyValue> {
     fillView("nisa.memset", t, v, ctx, a.mask);
     return t;
   });
+  const tileArg = (v: PyValue, what: string, instr: string, ctx: CallContext) => arrayArg(v, what, instr, ctx);
+  set("max8", [["src"], ["mask", null], ["dtype", null]], (a, ctx) => max8("nisa.max8", tileArg(a.src, "src", "nisa.max8", ctx), null, dtypeArg(a.dtype, ctx), ctx));
+  set("nc_find_index8", [["data"], ["vals"], ["mask", null], ["dtype", null]], (a, ctx) =>
+    findIndex8("nisa.nc_find_index8", tileArg(a.data, "data", "nisa.nc_find_index8", ctx), tileArg(a.vals, "vals", "nisa.nc_find_index8", ctx), null, ctx));
+  set("nc_match_replace8", [["data"], ["vals"], ["imm"], ["dst_idx", null], ["mask", null], ["dtype", null]], (a, ctx) =>
+    matchReplace8("nisa.nc_match_replace8", tileArg(a.data, "data", "nisa.nc_match_replace8", ctx), tileArg(a.vals, "vals", "nisa.nc_match_replace8", ctx),
+      Number(scalarOf(a.imm)), a.dst_idx === null ? null : tileArg(a.dst_idx, "dst_idx", "nisa.nc_match_replace8", ctx), null, ctx));
   set("iota", [["expr"], ["dtype"], ["mask", null]], (a, ctx) => iota("nisa.iota", a.expr, requiredDType(a.dtype, "nisa.iota", ctx), null, ctx));
   set("tensor_tensor", [["data1"], ["data2"], ["op"], ["dtype", null], ["mask", null], ["engine", null]], (a, ctx) =>
     binaryOp("nisa.tensor_tensor", opArg(a.op, "nisa.tensor_tensor", ctx).op, a.data1, a.data2, dtypeArg(a.dtype, ctx), a.mask, ctx));
@@ -445,6 +453,17 @@ export function makeCurrentIsa(): Map<string, PyValue> {
     const res = a.reduce_res === null ? null : arrayArg(a.reduce_res, "reduce_res", instr, ctx);
     const init = scalarOf(a.reduce_init);
     accumulate(instr, "add", out, res, mode, init !== undefined ? init : arrayArg(a.reduce_init, "reduce_init", instr, ctx), ctx, "vector");
+    return null;
+  });
+  set("max8", [["dst"], ["src"], ["name", null]], (a, ctx) => { max8("nisa.max8", arrayArg(a.src, "src", "nisa.max8", ctx), dst(a, "nisa.max8", ctx), null, ctx); return null; });
+  set("nc_find_index8", [["dst"], ["data"], ["vals"], ["name", null]], (a, ctx) => {
+    findIndex8("nisa.nc_find_index8", arrayArg(a.data, "data", "nisa.nc_find_index8", ctx), arrayArg(a.vals, "vals", "nisa.nc_find_index8", ctx), dst(a, "nisa.nc_find_index8", ctx), ctx);
+    return null;
+  });
+  set("nc_match_replace8", [["dst"], ["data"], ["vals"], ["imm"], ["dst_idx", null], ["name", null]], (a, ctx) => {
+    const instr = "nisa.nc_match_replace8";
+    matchReplace8(instr, arrayArg(a.data, "data", instr, ctx), arrayArg(a.vals, "vals", instr, ctx), Number(scalarOf(a.imm)),
+      a.dst_idx === null ? null : arrayArg(a.dst_idx, "dst_idx", instr, ctx), dst(a, instr, ctx), ctx);
     return null;
   });
   set("tensor_scalar_cumulative", [["dst"], ["src"], ["op0"], ["op1"], ["imm0"], ["imm1", null], ["reduce_cmd", null], ["name", null]], (a, ctx) => {

@@ -216,4 +216,21 @@ describe("outsider kernels against references", () => {
     expect(loaded).toEqual(want[2]);
     expect(continued).toEqual(want[3]);
   });
+
+  it("nisa.max8, nc_find_index8 and nc_match_replace8: the 8 largest of each row, their places, the row without them", () => {
+    const P = 128, F = 64, xv = values(P * F, 30);
+    const [top, idx, rest] = nki.load(OUTSIDER("top8.py"), "top8_kernel")(tensor(xv, [P, F])) as Tensor[];
+    const wantTop: number[] = [], wantIdx: number[] = [], wantRest: number[] = [];
+    for (let r = 0; r < P; r++) {
+      const row = Array.from(xv.subarray(r * F, (r + 1) * F));
+      const order = row.map((v, i) => [v, i]).sort((a, b) => b[0] - a[0]).slice(0, 8);
+      wantTop.push(...order.map(([v]) => v));
+      wantIdx.push(...order.map(([, i]) => i));
+      const replaced = new Set(order.map(([, i]) => i));
+      wantRest.push(...row.map((v, i) => (replaced.has(i) ? -1000 : v)));
+    }
+    expect(f32(top)).toEqual(wantTop);
+    expect(Array.from(idx.data() as ArrayLike<number>, Number)).toEqual(wantIdx);
+    expect(f32(rest)).toEqual(wantRest);
+  });
 });
