@@ -101,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
   // A failing check always leaves a bundle: the failure can then be replayed and shared as it is.
   const repro = global.saveRepro;
   const replaying = process.env.GPSIMD_REPLAY === "1"; // gpsimd replay's own rerun: no bundle inside the bundle
-  if (repro !== undefined || (name === "check" && code === EXIT.FAILED && thrown === undefined && !replaying)) {
+  if (repro !== undefined || (name === "check" && code === EXIT.FAILED && !replaying)) {
     const { saveBundle, defaultBundleFolder } = await import("./repro.js");
     const folder = repro ?? defaultBundleFolder(verdict);
     saveBundle(folder, name, rest, verdict);

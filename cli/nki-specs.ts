@@ -69,11 +69,12 @@ ${ARGS}
   --runs N         input sets to compare (default 3)
   --atol X         absolute tolerance (default 1e-5)
   --rtol X         relative tolerance (default 1e-5; 1e-2 for bfloat16 and float16 outputs)
+  --reference-hash H  refuse (exit 2) unless the reference module's sha256 is H
   -h, --help       this help
 
 exit codes: 0 every run agreed, 1 a mismatch or a kernel error, 2 bad command line, 4 file or kernel
 not found`,
-  options: { ...COMMON, ref: { type: "string" }, export: { type: "string" }, runs: { type: "string" }, atol: { type: "string" }, rtol: { type: "string" } },
+  options: { ...COMMON, ref: { type: "string" }, export: { type: "string" }, runs: { type: "string" }, atol: { type: "string" }, rtol: { type: "string" }, "reference-hash": { type: "string" } },
 };
 
 export const NKI_PROFILE: CommandSpec = {

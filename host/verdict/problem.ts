@@ -51,7 +51,8 @@ const upTo = (n: unknown): [number, number] | undefined => (num(n) !== undefined
 
 /** Asked and allowed ranges and the memory location, from whichever spelling the error used. */
 function ranges(code: string, d: Record<string, unknown>): Pick<Problem, "index" | "allowed" | "location"> {
-  const buffer = str(d.buffer);
+  // NKI buffers: sbuf and psum tiles, or HBM tensors ("input", "shared_hbm", "hbm"... all HBM).
+  const buffer = d.buffer === undefined ? undefined : d.buffer === "sbuf" || d.buffer === "psum" ? d.buffer : "hbm";
   const nkiName = str(d.tile) ?? str(d.tensor);
   const dim = num(d.dim);
   // NKI accesses: asked/allowed pairs in a buffer's dimension.

@@ -1,7 +1,7 @@
 // --json: one verdict on stdout per invocation, valid against the shipped schema, with the error's fields;
 // the seed's buggy GIOU kernel gives the same JSON on 1, 2 and 8 threads and across reruns.
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { REPO, FIXTURES_DIR } from "../helpers.js";
@@ -94,5 +94,41 @@ describe("gpsimd profile --json", () => {
     // 64 rows of 8 boxes on 8 cores: each core copies its 8 rows of both inputs in (2 x 8 x 8 x 4 floats) and 8 x 8 floats out.
     for (const c of v.profile.cores) expect(c.counters).toMatchObject({ tcmInBytes: 2048, tcmOutBytes: 256 });
     expect(v.timing.wallMedianMs).toBeGreaterThan(0);
+  });
+});
+
+describe("NKI kernel files (.py) --json", () => {
+  const ADD = path.join(REPO, "examples", "seeds-nki", "tensor_add.py");
+  // The seed assumes sizes that tile by [128, 512]: 200 rows leave instance [1, 0] loading rows 128..255.
+  const ADD_ARGS = ["--kernel", "nki_tensor_add_kernel_", "--grid", "2,1", "--arg", "a=randn:200,512", "--arg", "b=randn:200,512"];
+  const nki = async (...args: string[]) => {
+    const r = await gpsimd([...args, "--json"], cwd);
+    const v = JSON.parse(r.stdout) as Record<string, any>;
+    expect(validate(SCHEMA, v)).toEqual([]);
+    return { code: r.code, v };
+  };
+
+  it("run: the HBM access names the kernel, SPMD instance, tensor, ranges and line, the same on 1, 2 and 8 threads", async () => {
+    const runs = await Promise.all(["1", "2", "8"].map((t) => nki("run", ADD, ...ADD_ARGS, "--threads", t)));
+    expect(runs[0].code).toBe(1);
+    expect(runs[0].v.errors).toEqual([expect.objectContaining({
+      class: "HbmAccessError", code: "E_NKI_HBM_RANGE", kernel: "nki_tensor_add_kernel_", instance: [1, 0], tensor: "a_input",
+      location: { space: "hbm", name: "a_input", dim: 0 }, index: [128, 255], allowed: [0, 199], file: ADD, line: 31, column: 12,
+    })]);
+    for (const r of runs.slice(1)) expect(JSON.stringify(r.v)).toBe(JSON.stringify(runs[0].v));
+  });
+
+  it("check: a wrong reference is a mismatch with the check's counts", async () => {
+    const ref = path.join(cwd, "add-off-by-one.ts");
+    writeFileSync(ref, "export function nki_tensor_add_kernel_(a: Float32Array, b: Float32Array) { return a.map((x, i) => x + b[i] + (i === 5 ? 1 : 0)); }\n");
+    const { code, v } = await nki("check", ADD, "--kernel", "nki_tensor_add_kernel_", "--grid", "2,2", "--arg", "a=randn:256,1024", "--arg", "b=randn:256,1024", "--ref", ref, "--runs", "2", "--save-repro", path.join(cwd, "nki-bundle"));
+    expect(code).toBe(1);
+    expect(v.check).toMatchObject({ runs: 2, seed: 0, compared: 0, failed: 1 });
+    expect(v.errors).toEqual([expect.objectContaining({ class: "CheckFailure", code: "E_CHECK_MISMATCH", kernel: "nki_tensor_add_kernel_", index: [5, 5] })]);
+    expect(v.outputs[0]).toMatchObject({ name: "returned", dtype: "float32", sizes: [256, 1024] });
+    // The bundle holds the .py file and the reference, and replays to the same verdict and output hash.
+    const replay = await gpsimd(["replay", path.join(cwd, "nki-bundle")], cwd);
+    expect(replay.stdout).toContain("SAME");
+    expect(replay.code).toBe(0);
   });
 });
