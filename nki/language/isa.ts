@@ -16,6 +16,7 @@ import { arrayArg, binaryOp, boxOf, copyInto, fillView, indirectMove, newTile, r
 import type { OobMode } from "../machine/indirect.js";
 import { bnAggr, bnStats, scanColumns, sequenceBounds, streamShuffle } from "./isa-composed.js";
 import { max8, findIndex8, matchReplace8 } from "./isa-vector8.js";
+import { gatherInPartitions } from "./isa-gather.js";
 import { OP_OF_FUNCTION, REDUCE_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
 import { currentRun } from "../machine/kernel-run.js";
 import { enumNamespace, EnumValue } from "./constants.js";
@@ -453,6 +454,11 @@ export function makeCurrentIsa(): Map<string, PyValue> {
     const res = a.reduce_res === null ? null : arrayArg(a.reduce_res, "reduce_res", instr, ctx);
     const init = scalarOf(a.reduce_init);
     accumulate(instr, "add", out, res, mode, init !== undefined ? init : arrayArg(a.reduce_init, "reduce_init", instr, ctx), ctx, "vector");
+    return null;
+  });
+  set("nc_n_gather", [["dst"], ["data"], ["indices"], ["name", null]], (a, ctx) => {
+    const instr = "nisa.nc_n_gather";
+    gatherInPartitions(instr, arrayArg(a.data, "data", instr, ctx), arrayArg(a.indices, "indices", instr, ctx), dst(a, instr, ctx), null, ctx);
     return null;
   });
   set("max8", [["dst"], ["src"], ["name", null]], (a, ctx) => { max8("nisa.max8", arrayArg(a.src, "src", "nisa.max8", ctx), dst(a, "nisa.max8", ctx), null, ctx); return null; });

@@ -11,6 +11,7 @@ import { arrayArg, binaryOp, unaryOp, reduceOp, scalarOf } from "./compute.js";
 import { toFloat } from "../python/builtins.js";
 import { MemoryRegion } from "./constants.js";
 import { where } from "./nl-math.js";
+import { gatherInPartitions } from "./isa-gather.js";
 
 /** A tile result of binaryOp (both operands here are tiles or a tile and a scalar). */
 function tile(v: PyValue, instr: string, ctx: CallContext): NkiArray { return arrayArg(v, "result", instr, ctx); }
@@ -100,6 +101,10 @@ export function makeComposedFunctions(): Map<string, PyValue> {
     const xs = tile(binaryOp(instr, "multiply", tile(binaryOp(instr, "multiply", x, 1.702, float32, null, ctx), instr, ctx), s, float32, null, ctx), instr, ctx);
     const slope = tile(binaryOp(instr, "multiply", xs, oneMinus, float32, null, ctx), instr, ctx);
     return tile(binaryOp(instr, "add", s, slope, dtypeArg(a.dtype, ctx) ?? x.dtype, null, ctx), instr, ctx);
+  }));
+  out.set("gather_flattened", native("nl.gather_flattened", [["data"], ["indices"], ["axis", 0], ["dtype", null]], (a, ctx) => {
+    const instr = "nl.gather_flattened";
+    return gatherInPartitions(instr, arrayArg(a.data, "data", instr, ctx), arrayArg(a.indices, "indices", instr, ctx), null, dtypeArg(a.dtype, ctx), ctx);
   }));
   out.set("expand_dims", native("nl.expand_dims", [["x"], ["axis"]], (a, ctx) => {
     const [axis] = intsArg(a.axis, "axis", ctx);

@@ -185,6 +185,17 @@ describe("buggy kernels give the documented error at their line", () => {
     });
   });
 
+  it("a gather index past the partition's elements is E_NKI_TILE_RANGE naming the index tile", () => {
+    const iv = ints(128 * 4, 5, 0, 64);
+    iv[4 * 7 + 2] = 64;
+    const e = failure("gather_oob.py", "gather_oob_kernel", [f32([128, 64]), tensor(iv, [128, 4])]);
+    expectFailure(e, "gather_oob.py", "gather_oob_kernel", {
+      name: "TileShapeError", code: "E_NKI_TILE_RANGE", line: 10,
+      says: ["nl.gather_flattened: index 64 at [7, 2] of the indices 'positions' is outside the 64 free elements of each partition of data 'data' (allowed 0..63)"],
+      details: { tile: "positions", index: [7, 2], value: 64 },
+    });
+  });
+
   it("a kernel called without one of its arguments: TypeError at the kernel's def, not an unknown site", () => {
     const e = failure("missing_arg.py", "two_args_kernel", [f32([128, 64])]);
     expectFailure(e, "missing_arg.py", "two_args_kernel", {

@@ -233,4 +233,12 @@ describe("outsider kernels against references", () => {
     expect(Array.from(idx.data() as ArrayLike<number>, Number)).toEqual(wantIdx);
     expect(f32(rest)).toEqual(wantRest);
   });
+
+  it("nl.gather_flattened and nisa.nc_n_gather gather within each partition over its flattened free elements", () => {
+    const P = 128, F = 64, G = 40, xv = values(P * F, 31), iv = ints(P * G, 32, 0, F);
+    const [a, b] = (nki.load(OUTSIDER("gather.py"), "gather_kernel")(tensor(xv, [P, F]), tensor(iv, [P, G])) as Tensor[]).map(f32);
+    const want = Array.from(iv, (j, k) => xv[Math.floor(k / G) * F + j]);
+    expect(a).toEqual(want);
+    expect(b).toEqual(want);
+  });
 });
