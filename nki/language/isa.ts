@@ -1,7 +1,7 @@
 // nki.isa: the NeuronCore instructions. Two generations share the work: neuronxcc.nki.isa returns a
 // new tile (nisa.tensor_tensor(a, b, op=nl.add)); the current nki.isa writes a destination given
 // first (nisa.tensor_tensor(dst, a, b, op=nl.add)) and returns None.
-import { NativeFunction, PyException, type CallContext, type PyValue } from "../python/values.js";
+import { NativeFunction, PyException, PyModule, type CallContext, type PyValue } from "../python/values.js";
 import { NkiSyntaxError } from "../../host/checks/errors.js";
 import { tileEngine, type Operand, type BinaryOp, type ReduceOp } from "../machine/engine.js";
 import { IndexExpr, MaskExpr } from "../machine/index-expr.js";
@@ -18,7 +18,7 @@ import { bnAggr, bnStats, scanColumns, sequenceBounds, streamShuffle } from "./i
 import { max8, findIndex8, matchReplace8 } from "./isa-vector8.js";
 import { gatherInPartitions } from "./isa-gather.js";
 import { OP_OF_FUNCTION, REDUCE_OF_FUNCTION, matmul, transposedView } from "./nl-math.js";
-import { currentRun } from "../machine/kernel-run.js";
+import { currentRun, maybeCurrentRun } from "../machine/kernel-run.js";
 import { enumNamespace, EnumValue } from "./constants.js";
 import { transpose } from "./nl-memory.js";
 import { hbm } from "../../host/device/hbm.js";
@@ -516,6 +516,10 @@ export function makeCurrentIsa(): Map<string, PyValue> {
     return null;
   });
   addEnums(m);
+  // The target's NeuronCore generation: trn1 (and inf2) is gen2, trn2 gen3; the first silicon revision.
+  const versions = m.get("nc_version") as PyModule;
+  m.set("get_nc_version", native("nisa.get_nc_version", [], () => versions.attrs.get((maybeCurrentRun()?.device.name ?? "trn1") === "trn2" ? "gen3" : "gen2")!));
+  m.set("get_nc_sub_version", native("nisa.get_nc_sub_version", [], () => 0));
   return m;
 }
 

@@ -241,4 +241,12 @@ describe("outsider kernels against references", () => {
     expect(a).toEqual(want);
     expect(b).toEqual(want);
   });
+
+  it("nisa.get_nc_version follows the device option: gen2 on trn1 (the default), gen3 on trn2", () => {
+    const xv = values(128 * 16, 33);
+    const onTrn1 = f32(nki.load(OUTSIDER("nc_version.py"), "versioned_kernel")(tensor(xv, [128, 16])) as Tensor);
+    const onTrn2 = f32(nki.load(OUTSIDER("nc_version.py"), "versioned_kernel", { device: "trn2" })(tensor(xv, [128, 16])) as Tensor);
+    expect(onTrn1).toEqual(Array.from(xv, (v) => Math.fround(v * 2)));
+    expect(onTrn2).toEqual(Array.from(xv, (v) => Math.fround(v * 3)));
+  });
 });
