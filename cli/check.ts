@@ -23,8 +23,13 @@ import { shapeArguments, paramTypeText } from "../host/library/arguments.js";
 /** Sizes a random dimension favours: the edges kernels get wrong. */
 export const EDGE_SIZES = [1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 255, 1000, 1023, 1024, 1025, 4097, 65535];
 
-/** A size that is a number, or a letter for a random size. */
-type SizeToken = number | string;
+/**
+ * A size: a number, a letter for a random size shared by every tensor, or a random size in a range whose ends
+ * are numbers or other sizes' letters (1..n, k=1..n names it k for use elsewhere). A range's case draws an
+ * offset (under `key`) that shrinks towards the low end.
+ */
+type SizeToken = number | string | RangeToken;
+interface RangeToken { key: string; lo: number | string; hi: number | string; }
 
 /** One generated case. */
 interface Case { dims: Record<string, number>; dtype: string; values: ValueSpec; }
@@ -39,14 +44,54 @@ class CaseFailed extends Error {
   constructor(readonly failure: CaseFailure) { super(failure.what); }
 }
 
-function parseTemplate(text: string): SizeToken[] {
-  const tokens = text.split(/[,x\s]+/).filter(Boolean).map((t) => (/^\d+$/.test(t) ? Number(t) : t));
-  if (tokens.length === 0 || tokens.some((t) => typeof t === "string" && !/^[A-Za-z_]\w*$/.test(t))) throw new UsageError(`--shape ${JSON.stringify(text)}: expected sizes and letters, e.g. n,b,4`);
+const LETTER = /^[A-Za-z_]\w*$/;
+
+/** "n,k,4", "n,1..n", "k=2..n": numbers, letters and ranges; `index` makes an unnamed range's key unique. */
+function parseTemplate(text: string, index: number): SizeToken[] {
+  const bad = () => new UsageError(`--shape ${JSON.stringify(text)}: expected sizes, letters and ranges, e.g. n,b,4 or 1..n or k=1..n`);
+  const end = (s: string) => (/^\d+$/.test(s) ? Number(s) : LETTER.test(s) ? s : null);
+  const tokens = text.split(/[,x\s]+/).filter(Boolean).map((t, j): SizeToken => {
+    if (/^\d+$/.test(t)) return Number(t);
+    if (LETTER.test(t)) return t;
+    const m = /^(?:([A-Za-z_]\w*)=)?([^.=]+)\.\.([^.=]+)$/.exec(t);
+    const lo = m && end(m[2]), hi = m && end(m[3]);
+    if (!m || lo === null || hi === null) throw bad();
+    return { key: m[1] ?? `${t}#${index}.${j}`, lo, hi };
+  });
+  if (tokens.length === 0) throw bad();
   return tokens;
 }
 
-function sizesOf(templates: SizeToken[][], dims: Record<string, number>): number[][] {
-  return templates.map((t) => t.map((tok) => (typeof tok === "number" ? tok : dims[tok])));
+/** A size token as --shape spells it. */
+function tokenText(t: SizeToken): string {
+  return typeof t === "object" ? `${t.key.includes("#") ? "" : `${t.key}=`}${t.lo}..${t.hi}` : String(t);
+}
+
+/** The letters a case draws: plain letters (not names of ranges) and every range's key. */
+function caseLetters(templates: SizeToken[][]): string[] {
+  const ranges = templates.flat().filter((t): t is RangeToken => typeof t === "object");
+  const named = new Set(ranges.map((r) => r.key));
+  const refs = [...templates.flat(), ...ranges.flatMap((r) => [r.lo, r.hi])].filter((t): t is string => typeof t === "string" && !named.has(t));
+  return [...new Set([...refs, ...ranges.map((r) => r.key)])];
+}
+
+/** Each tensor's sizes for a case's draws; null when a range is empty (its high end below its low end). */
+function sizesOf(templates: SizeToken[][], dims: Record<string, number>): number[][] | null {
+  const ranges = new Map(templates.flat().filter((t): t is RangeToken => typeof t === "object").map((r) => [r.key, r]));
+  const resolving = new Set<string>();
+  const value = (t: number | string | RangeToken): number => {
+    if (typeof t === "number") return t;
+    const r = typeof t === "object" ? t : ranges.get(t);
+    if (!r) return dims[t as string];
+    if (resolving.has(r.key)) throw new UsageError(`--shape: the range ${r.key} refers to itself`);
+    resolving.add(r.key);
+    try {
+      const lo = value(r.lo), hi = value(r.hi);
+      return hi < lo ? Number.NaN : lo + (dims[r.key] % (hi - lo + 1));
+    } finally { resolving.delete(r.key); }
+  };
+  const sizes = templates.map((t) => t.map(value));
+  return sizes.some((s) => s.some(Number.isNaN)) ? null : sizes;
 }
 
 /** A random size: an edge size most of the time, otherwise any size up to 4096 (both shrink towards 1). */
@@ -91,7 +136,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const tensorCount = kernel.params.filter((p) => p.kind === "tensor").length;
   const templates = (listOption(values, "shape").length ? listOption(values, "shape") : ["n"]).map(parseTemplate);
   while (templates.length < tensorCount) templates.push(templates[templates.length - 1]);
-  const letters = [...new Set(templates.flat().filter((t): t is string => typeof t === "string"))];
+  const letters = caseLetters(templates);
   const dtypes = listOption(values, "dtype").length ? listOption(values, "dtype") : ["float32"];
   dtypes.forEach((d) => d.split(",").forEach(parseDTypeOption));
   const kinds = listOption(values, "values").length ? listOption(values, "values") as ValueKind[] : VALUE_KINDS.filter((k) => k !== "boxes");
@@ -122,7 +167,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const rerun = `gpsimd check ${[...argv, ...(values.seed === undefined ? ["--seed", String(seed)] : [])].map(shellWord).join(" ")}`;
 
   const qualified = qualifiedOf(library, opName);
-  process.stdout.write(`check ${qualified} against ${reference.name} (${refFile}): ${runs} cases, shapes ${templates.map((t) => `[${t.join(", ")}]`).join(" ")}, dtypes ${dtypes.join(", ")}, seed ${seed}\n`);
+  process.stdout.write(`check ${qualified} against ${reference.name} (${refFile}): ${runs} cases, shapes ${templates.map((t) => `[${t.map(tokenText).join(", ")}]`).join(" ")}, dtypes ${dtypes.join(", ")}, seed ${seed}\n`);
   const tried = new Set<number>();
   const counts = { generated: 0, tooBig: 0, rejected: 0, compared: 0 };
   let firstRejection: string | undefined;
@@ -130,7 +175,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const op = library.ops.get(opName)!;
   /** Runs one case: false when the shape function rejected its inputs (nothing compared); throws when it fails. */
   const runCase = (c: Case): boolean => {
-    const shapes = sizesOf(templates, c.dims);
+    const shapes = sizesOf(templates, c.dims)!;
     // Ask the shape function first, on meta tensors: a rejected case costs no input data.
     const metaArgs = kernel.params.map((p, i) => {
       const k = kernel.params.slice(0, i).filter((q) => q.kind === "tensor").length;
@@ -170,7 +215,8 @@ export async function checkCommand(argv: string[]): Promise<number> {
       for (const a of args) if (a instanceof Tensor) a.dispose();
     }
   };
-  const fits = (c: Case) => sizesOf(templates, c.dims).every((s) => s.reduce((a, b) => a * b, 1) <= maxNumel);
+  // A case fits when its ranges are not empty and no tensor is larger than --max-numel.
+  const fits = (c: Case) => sizesOf(templates, c.dims)?.every((s) => s.reduce((a, b) => a * b, 1) <= maxNumel) ?? false;
 
   const caseArbitrary = fc.record({
     dims: fc.record(Object.fromEntries(letters.map((l) => [l, dimension]))) as fc.Arbitrary<Record<string, number>>,
@@ -187,7 +233,11 @@ export async function checkCommand(argv: string[]): Promise<number> {
     // A case the shape function rejects tested nothing: it is skipped, not passed, and fast-check draws another.
     const compared = runCase(c);
     if (!shrinking) {
-      if (compared) { counts.compared++; Object.values(c.dims).forEach((d) => tried.add(d)); } else counts.rejected++;
+      if (compared) {
+        counts.compared++;
+        const sizes = sizesOf(templates, c.dims)!;
+        templates.forEach((t, i) => t.forEach((tok, j) => { if (typeof tok !== "number") tried.add(sizes[i][j]); }));
+      } else counts.rejected++;
       bar.update(counts.compared, runs);
     }
     fc.pre(compared);
@@ -231,7 +281,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const c = found.case;
   const error = found.error;
   const failure = error instanceof CaseFailed ? error.failure : { what: `the check itself failed: ${error instanceof Error ? error.stack : String(error)}` };
-  const shapes = sizesOf(templates, c.dims);
+  const shapes = sizesOf(templates, c.dims)!;
   const dtypeOf = (k: number) => nth(c.dtype.split(","), k, "float32");
   const shrinks = details.numShrinks + found.steps;
   const lines = [

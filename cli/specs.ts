@@ -85,7 +85,10 @@ options:
   --ref M          the reference module (default: the folder's reference.ts)
   --export NAME    the reference function to use
   --shape T        sizes of a tensor argument: numbers, and letters for random sizes shared by
-                   every tensor (e.g. n,b,4); repeat per tensor argument (default n)
+                   every tensor (e.g. n,b,4); repeat per tensor argument (default n). A size may
+                   depend on others: lo..hi is a random size from lo to hi, where lo and hi are
+                   numbers or letters (--shape n --shape 1..n: a second size never above the first);
+                   k=lo..hi names it k for use elsewhere (--shape n,n --shape k=1..n,k)
   --dtype D        a dtype to try (repeat: each case picks one; default float32), or one dtype per
                    tensor argument separated by commas (float32,int32; the last one is used for the rest)
   --arg V          value of a scalar argument, in order (repeat; one per scalar parameter)
