@@ -182,7 +182,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
       return p.kind === "tensor" ? new Tensor(nth(shapes, k, [1]), parseDTypeOption(nth(c.dtype.split(","), k, "float32")), true) : scalarValue(scalars[i - k], p.kind, p.name);
     });
     try {
-      withShapeContext(() => op.definition.shape(...shapeArguments(metaArgs)));
+      withShapeContext(() => op.definition.shape(...shapeArguments(metaArgs)), library.multicore ? library.cores : 1);
     } catch (e) {
       firstRejection ??= `${metaArgs.map((a) => (a instanceof Tensor ? a.describe() : String(a))).join(", ")}: shape function of ${qualifiedOf(library, opName)} failed: ${e instanceof Error ? e.message : String(e)}`;
       return false;

@@ -55,7 +55,7 @@ export function unflatten(index: number, sizes: number[]): number[] {
  */
 export function opcheck(library: Library, opName: string, args: unknown[], out: Tensor, expectedLength: number, expectedSizes?: number[]): string[] {
   const op = library.ops.get(opName)!;
-  const shaped = withShapeContext(() => op.definition.shape(...shapeArguments(args)));
+  const shaped = withShapeContext(() => op.definition.shape(...shapeArguments(args)), library.multicore ? library.cores : 1);
   const problems: string[] = [];
   if (!(shaped instanceof Tensor)) return [`the shape function returned ${typeof shaped}, not a tensor`];
   if (shaped.sizes().join() !== out.sizes().join() || shaped.dtype !== out.dtype) {

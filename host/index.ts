@@ -22,6 +22,7 @@ export {
   type DeviceProfile, type DeviceName, type CalibrationPoint, type Fit, type ProfileOptions, type ProfileResult, type DeviceEstimate, type CostModel, type LaunchTrace, type CoreTrace, type ChromeTrace,
   type InstructionClass, type InstructionCounts } from "./profiling/profile.js";
 export * from "./checks/errors.js";
+export { get_cpu_count } from "./device/shape-context.js";
 export { toVerdict, verdictOf, outputRecord, gpsimdVersion, VERDICT_SCHEMA, VERDICT_VERSION, type Verdict, type OutputRecord, type CheckRecord } from "./verdict/verdict.js";
 export { problemOf, problemOfWarning, type Problem, type ProblemLocation } from "./verdict/problem.js";
 export * as autograd from "./autograd.js";

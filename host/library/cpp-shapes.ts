@@ -8,6 +8,7 @@ import { Tensor } from "../device/tensor.js";
 import { empty, zeros, ones, full, eye } from "../device/factories.js";
 import { dtypeFromScalarType } from "../device/dtype.js";
 import { ShapeFunctionError, RegistryError } from "../checks/errors.js";
+import { get_cpu_count } from "../device/shape-context.js";
 import { NEURON_LIBRARY, type LibraryDefinitions, type ShapeFunction } from "./registry.js";
 import { createSourceLocator, currentStack, describePlace, type SourceLocator } from "../checks/source-locator.js";
 import { STOP_IMPORT, SET_STOP_WORD_EXPORT } from "../../build/stop-poll-names.js";
@@ -225,6 +226,7 @@ export function evaluateCppShapes(wasm: Uint8Array<ArrayBuffer>, where: string, 
     if (imp.kind !== "function") throw new RegistryError("E_SHAPE_MODULE", `${where}: the C++ shape sources import ${imp.kind} ${imp.module}.${imp.name}; shape modules import functions only`);
     const given = imp.module === SHAPE_MODULE && imp.name === "def" ? def
       : imp.module === STOP_IMPORT.module && imp.name === STOP_IMPORT.name ? () => deadline.poll()
+      : imp.name === "gpsimd_cpu_count" ? () => get_cpu_count() // torch::neuron::get_cpu_count(): the launch's cores
       : imp.module === TENSOR_MODULE ? tensorImports[imp.name] : undefined;
     (imports[imp.module] ??= {})[imp.name] = (given ?? kernelOnly(imp.module, imp.name)) as WebAssembly.ImportValue;
   }

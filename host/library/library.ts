@@ -140,7 +140,7 @@ export class Library {
     const metaArgs = shapeArguments(args);
     let shaped: unknown;
     try {
-      shaped = withShapeContext(() => op.definition.shape(...metaArgs));
+      shaped = withShapeContext(() => op.definition.shape(...metaArgs), this.multicore ? this.cores : 1);
     } catch (e) {
       // A gpsimd error from inside the shape function (a factory given bad sizes, say) keeps its class and code
       // and gains the operator's name, which it could not know.
