@@ -167,7 +167,9 @@ describe("the C library inside kernels", () => {
 
   it("a host call left inside the C library (printf's long double report on stderr) stops the kernel with a named error", () => {
     expectGpsimdError(() => mc.format_round(randn([16], { seed: 14 }), -1), KernelAbortError, "E_ABORT", [
-      "outsider_mc::format_round (core 0): abort: the kernel's C library asked the host for files and the console (print with printf) (a WASI call), which a GpSimd core does not have",
+      // every core fails alike at the same line: one message listing them
+      "outsider_mc::format_round (cores 0-7, alike; the details are core 0's): abort: the kernel's C library asked the host for files and the console (print with printf) (a WASI call), which a GpSimd core does not have",
+      /at format_round \(.*multicore\.cpp:\d+:\d+\)/,
     ]);
   });
 });
@@ -205,7 +207,7 @@ describe("what a GpSimd core cannot give a C++ kernel", () => {
       `${at("static std::vector")}a static local object with a destructor is not available in a GpSimd kernel`,
       "error: std::cout and the other C++ streams are not available in a GpSimd kernel: it needs files and the console",
       `${at("exit(1)")}exit is not available in a GpSimd kernel: it needs to end the process`,
-      `${file}: error: a global object with a constructor is not available in a GpSimd kernel`,
+      `${at("std::vector<float> weights(16, 1.0f);")}a global object with a constructor is not available in a GpSimd kernel`,
     ]);
   });
 });
