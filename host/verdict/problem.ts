@@ -102,6 +102,13 @@ function ranges(code: string, d: Record<string, unknown>): Pick<Problem, "index"
   return {};
 }
 
+/** A compile error's place: the first "file:line:column: error:" line of the compiler's messages. */
+function buildPlace(d: Record<string, unknown>): Pick<Problem, "file" | "line" | "column"> {
+  const first = (d.messages as unknown[] | undefined)?.map(String).find((m) => /^.+?:\d+:\d+: (?:fatal )?error/.test(m));
+  const m = first && /^(.+?):(\d+):(\d+): /.exec(first);
+  return m ? { file: m[1], line: Number(m[2]), column: Number(m[3]) } : {};
+}
+
 /** The cross-core overlap's range is in the message's words only: "[start, end)" of the output. */
 function overlapRange(e: GpsimdError): [number, number] | undefined {
   const m = /elements \[(\d+), (\d+)\)/.exec(e.message);
@@ -125,6 +132,7 @@ export function problemOf(e: GpsimdError): Problem {
     tensor: str(d.tensor) ?? str(d.tile),
     location: r.location ?? (index ? { space: "tensor" } : undefined), index, allowed: r.allowed,
     file: str(d.file), line: num(d.line), column: num(d.column), function: str(d.function),
+    ...(d.file === undefined && Array.isArray(d.messages) ? buildPlace(d) : {}),
     details: plainDetails(d),
   };
   for (const k of Object.keys(problem) as (keyof Problem)[]) if (problem[k] === undefined) delete problem[k];

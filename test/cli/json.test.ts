@@ -64,6 +64,17 @@ describe("gpsimd run --json", () => {
   });
 });
 
+describe("gpsimd build --json", () => {
+  it("a compile error is a BuildError with the file, line and column of the first error (exit 3)", async () => {
+    const dir = mkdtempSync(path.join(cwd, "bad-"));
+    writeFileSync(path.join(dir, "bad.ts"), 'import { Tensor, get_dst_tensor } from "gpsimd";\nexport function k(t: Tensor): Tensor {\n  const o = get_dst_tensor();\n  oops;\n  return o;\n}\n');
+    writeFileSync(path.join(dir, "register.ts"), 'import { NEURON_LIBRARY, zeros, kFloat, type Tensor } from "gpsimd";\nNEURON_LIBRARY("bad", (m) => { m.def("k", (t: Tensor) => zeros(t.sizes(), kFloat), "k"); });\n');
+    const { code, v } = await verdict("build", path.join(dir, "bad.ts"), path.join(dir, "register.ts"));
+    expect(code).toBe(3);
+    expect(v.errors).toEqual([expect.objectContaining({ class: "BuildError", code: "E_BUILD", file: path.join(dir, "bad.ts"), line: 4, column: 3 })]);
+  });
+});
+
 describe("the seed's buggy GIOU kernel gives the same JSON on 1, 2 and 8 threads and on a rerun", () => {
   /** The verdict without its wall-clock figures (the only fields allowed to differ). */
   const stable = (v: Record<string, unknown>) => JSON.stringify({ ...v, timing: undefined });
