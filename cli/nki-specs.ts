@@ -38,6 +38,7 @@ each empty/zeros argument it wrote) and the wall time.
 options:
 ${ARGS}
   --show N         output values to print (default 8)
+  --json           print one JSON verdict on stdout (docs/json.md), the usual output on stderr
   -h, --help       this help
 
 exit codes: 0 ran, 1 the kernel raised an error, 2 bad command line, 4 file or kernel not found`,
@@ -70,6 +71,7 @@ ${ARGS}
   --atol X         absolute tolerance (default 1e-5)
   --rtol X         relative tolerance (default 1e-5; 1e-2 for bfloat16 and float16 outputs)
   --reference-hash H  refuse (exit 2) unless the reference module's sha256 is H
+  --json           print one JSON verdict on stdout (docs/json.md), the usual output on stderr
   -h, --help       this help
 
 exit codes: 0 every run agreed, 1 a mismatch or a kernel error, 2 bad command line, 4 file or kernel
@@ -95,6 +97,7 @@ options:
 ${ARGS}
   --runs N         calls to time (default 5)
   --trace FILE     write the estimate's Chrome trace (a lane per engine, for ui.perfetto.dev) to FILE
+  --json           print one JSON verdict on stdout (docs/json.md), the usual output on stderr
   -h, --help       this help
 
 exit codes: 0 profiled, 1 the kernel raised an error, 2 bad command line, 4 file or kernel not found`,

@@ -106,7 +106,13 @@ export const RUNTIME_HELP = `
   --sanitize       build with the sanitizer: every kernel load and store is checked (slower)
   --cores N        logical cores of a multicore library, 1 to 64 (default 8, as on the device)
   --threads N      worker threads running the cores, 1 to 64 (default: CPUs, at most --cores)
-  --no-checks      turn off bounds, TCM, stream and coherence checks (checks: false; faster)`;
+  --no-checks      turn off bounds, TCM, stream and coherence checks (checks: false; faster)
+  --json           print one JSON verdict on stdout (docs/json.md), the usual output on stderr`;
+
+/** Help line of --save-repro (run and check). */
+export const REPRO_HELP = `
+  --save-repro DIR write a folder gpsimd replay DIR reruns: sources, inputs (.npy), options, seed,
+                   expected verdict and output hashes`;
 
 /** What the runtime options ask of custom_op.load / load_library, validated. */
 export interface RuntimeChoices { sanitize?: boolean; cores?: number; threads?: number; checks?: boolean; }

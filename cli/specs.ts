@@ -1,6 +1,6 @@
 // The commands' help texts and options, apart from their code: --help
 // answers without loading the runtime (and the compiler it brings).
-import { DEFAULT_OUT, VALUE_KINDS, INPUT_OPTIONS, INPUT_HELP, LIBRARY_OPTIONS, LIBRARY_HELP, RUNTIME_OPTIONS, RUNTIME_HELP, type CommandSpec } from "./options.js";
+import { DEFAULT_OUT, VALUE_KINDS, INPUT_OPTIONS, INPUT_HELP, LIBRARY_OPTIONS, LIBRARY_HELP, RUNTIME_OPTIONS, RUNTIME_HELP, REPRO_HELP, type CommandSpec } from "./options.js";
 
 export const BUILD: CommandSpec = {
   name: "build",
@@ -50,7 +50,7 @@ gpsimd build <files...> builds them: e.g. relu.cpp shape.cpp).
 
 options:${INPUT_HELP}
   --values K       how input values are drawn: ${VALUE_KINDS.join(", ")} (default normal)${LIBRARY_HELP}
-  --show N         output values to print (default 8)${RUNTIME_HELP}
+  --show N         output values to print (default 8)${RUNTIME_HELP}${REPRO_HELP}
   -h, --help       this help
 
 exit codes: 0 ran, 1 the operator raised an error, 2 bad command line, 3 compile error, 4 load error`,
@@ -100,7 +100,8 @@ options:
   --atol X         absolute tolerance for floating-point outputs (default 1e-6)
   --rtol X         relative tolerance (default 1e-5; 1e-2 for bfloat16 and float16 outputs)
   --reference-hash H  refuse (exit 2) unless the reference module's sha256 is H: pins the reference
-                   a failure was found with (gpsimd replay passes it)${LIBRARY_HELP}${RUNTIME_HELP}
+                   a failure was found with (gpsimd replay passes it)${LIBRARY_HELP}${RUNTIME_HELP}${REPRO_HELP}
+                   (a failing check writes one by itself: gpsimd-repro-<op>-seed<seed>)
   -h, --help       this help
 
 exit codes: 0 every case passed, 1 a mismatch, a kernel error or an opcheck failure (the smallest
