@@ -53,11 +53,16 @@ export function nkiProfileCommand(argv: string[]): number {
     }
     process.stdout.write(`${nkiProfileSummary(shownCall(target), calls)}\n`);
     const median = [...calls].sort((a, b) => a.wallMs - b.wallMs)[calls.length >> 1];
-    // Per SPMD instance: its program ids and instruction counts by engine (wall times go to timing).
-    callReport().profile = { threads: median.threads, instances: median.instances.map((i) => ({ instance: i.ids, counts: i.counts ?? {} })).sort((a, b) => a.instance.join().localeCompare(b.instance.join())) };
     callReport().timing.wallMedianMs = median.wallMs;
     // One more call on this thread, recorded: the estimate of the device's time (nki/profile).
-    process.stdout.write(`\n${estimateKernelFile(target.file, target.kernel, target.grid, callValues(made), values.trace as string | undefined).text}\n`);
+    const estimate = estimateKernelFile(target.file, target.kernel, target.grid, callValues(made), values.trace as string | undefined);
+    process.stdout.write(`\n${estimate.text}\n`);
+    // Per SPMD instance, the model's figures (deterministic; wall times go to timing): time, busy time and instructions per engine.
+    const p = estimate.profile;
+    callReport().profile = {
+      totalUs: p.totalUs, busyUs: { ...p.busyUs }, counts: { ...p.counts },
+      instances: p.instances.map((i) => ({ instance: [...i.ids], totalUs: i.totalUs, busyUs: { ...i.busyUs }, counts: { ...i.counts } })),
+    };
     return EXIT.OK;
   } finally {
     disposeMade(made);

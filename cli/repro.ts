@@ -39,9 +39,10 @@ export function defaultBundleFolder(verdict: Verdict): string {
   return `gpsimd-repro-${op}-seed${verdict.check?.seed ?? 0}`;
 }
 
-/** Copies each path argv names into folder/src and returns argv rewritten to the copies. */
-function bundleSources(folder: string, argv: string[]): string[] {
+/** Copies each path argv names into folder/src; returns argv rewritten to the copies, and each copy's original (absolute). */
+function bundleSources(folder: string, argv: string[]): { argv: string[]; copies: Map<string, string> } {
   const out: string[] = [];
+  const copies = new Map<string, string>();
   const taken = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i];
@@ -54,26 +55,40 @@ function bundleSources(folder: string, argv: string[]): string[] {
     // A folder's build output is not a source: the replay builds again.
     cpSync(word, path.join(folder, "src", name), { recursive: true, filter: (src) => !/(^|[/\\])(node_modules|build|dist)$/.test(src) && !src.endsWith(".wasm") });
     out.push(`src/${name}`);
+    copies.set(path.resolve(word), `src/${name}`);
   }
-  return out;
+  return { argv: out, copies };
 }
 
-/** The reference module a check used, inside the bundle: --ref's copy, or an op folder's reference.ts. */
-function bundledReference(folder: string, argv: string[]): string | undefined {
+/**
+ * The reference module a check used, inside the bundle: --ref's copy; without --ref, the one the check found (an
+ * operator folder's reference.ts, a manifest's, a shipped library's) is copied in and named with --ref, so the
+ * replay uses that text even where it lay outside the folders copied.
+ */
+function bundledReference(folder: string, argv: string[], used: unknown, copies: Map<string, string>): { argv: string[]; file?: string } {
   const i = argv.indexOf("--ref");
-  if (i >= 0 && argv[i + 1]?.startsWith("src/")) return argv[i + 1];
-  const dir = argv.find((w) => w.startsWith("src/") && statSync(path.join(folder, w)).isDirectory());
-  return dir && existsSync(path.join(folder, dir, "reference.ts")) ? `${dir}/reference.ts` : undefined;
+  if (i >= 0) return { argv, file: argv[i + 1]?.startsWith("src/") ? argv[i + 1] : undefined };
+  if (typeof used !== "string" || !existsSync(used)) return { argv };
+  // Inside a copied folder: the check finds the copy itself.
+  for (const [original, copy] of copies) {
+    const inside = path.relative(original, path.resolve(used));
+    if (inside && !inside.startsWith("..") && !path.isAbsolute(inside)) return { argv, file: `${copy}/${inside.split(path.sep).join("/")}` };
+  }
+  const file = `src/reference-${path.basename(used)}`;
+  cpSync(used, path.join(folder, file));
+  return { argv: [...argv, "--ref", file], file };
 }
 
 /** Writes the bundle of a call that gave `verdict`. */
 export function saveBundle(folder: string, command: string, argv: string[], verdict: Verdict): Bundle {
   mkdirSync(path.join(folder, "inputs"), { recursive: true });
-  let args = bundleSources(folder, argv);
+  const sources = bundleSources(folder, argv);
+  let args = sources.argv;
   const seed = verdict.check?.seed;
   // The seed is pinned even where it was the default: a later default must not change the replay.
   if (seed !== undefined && !args.includes("--seed")) args = [...args, "--seed", String(seed)];
-  const refFile = command === "check" ? bundledReference(folder, args) : undefined;
+  let refFile: string | undefined;
+  if (command === "check") ({ argv: args, file: refFile } = bundledReference(folder, args, verdict.target?.reference, sources.copies));
   const refHash = verdict.check?.referenceSha256;
   if (refHash && !args.includes("--reference-hash")) args = [...args, "--reference-hash", refHash];
   const inputs = callReport().inputs.map((input, k) => {

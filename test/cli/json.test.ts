@@ -129,6 +129,16 @@ describe("NKI kernel files (.py) --json", () => {
     for (const r of runs.slice(1)) expect(JSON.stringify(r.v)).toBe(JSON.stringify(runs[0].v));
   });
 
+  it("profile: per SPMD instance, the model's time and instructions per engine, the same on 1 and 2 threads", async () => {
+    const args = ["profile", ADD, "--kernel", "nki_tensor_add_kernel_", "--grid", "2,2", "--arg", "a=randn:256,1024", "--arg", "b=randn:256,1024", "--runs", "1"];
+    const [one, two] = await Promise.all(["1", "2"].map((t) => nki(...args, "--threads", t)));
+    expect(one.code).toBe(0);
+    expect(one.v.profile.instances.map((i: { instance: number[] }) => i.instance)).toEqual([[0, 0], [0, 1], [1, 0], [1, 1]]);
+    // Each instance loads two [128, 512] tiles, adds them once and stores one: 3 DMA transfers and 1 Vector instruction.
+    for (const i of one.v.profile.instances) expect(i.counts).toMatchObject({ DMA: 3, Vector: 1, Tensor: 0 });
+    expect(JSON.stringify(two.v.profile)).toBe(JSON.stringify(one.v.profile));
+  });
+
   it("check: a wrong reference is a mismatch with the check's counts", async () => {
     const ref = path.join(cwd, "add-off-by-one.ts");
     writeFileSync(ref, "export function nki_tensor_add_kernel_(a: Float32Array, b: Float32Array) { return a.map((x, i) => x + b[i] + (i === 5 ? 1 : 0)); }\n");

@@ -7,7 +7,7 @@ import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileS
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { FIXTURES_DIR } from "../helpers.js";
+import { FIXTURES_DIR, REPO } from "../helpers.js";
 import { loadNpy } from "../../host/index.js";
 import { gpsimd } from "./run-cli.js";
 
@@ -103,6 +103,20 @@ describe("gpsimd replay", () => {
     const r = await gpsimd(["replay", dir], work);
     expect(r.stdout).toContain("recorded verdict: error: AccessorIndexError [E_ACCESSOR_INDEX]");
     expect(r.stdout).toContain("same as inputs/");
+    expect(r.code).toBe(0);
+  });
+});
+
+describe("a bundle of a shipped library's check", () => {
+  it("copies in the reference the check found outside the command line's files, names it with --ref, and replays", async () => {
+    const dir = path.join(work, "shipped-bundle");
+    const made = await gpsimd(["check", "giou_tcm", "giou", "--shape", "n,b,4", "--values", "boxes", "--runs", "3", "--save-repro", dir], work);
+    expect(made.code).toBe(0);
+    const b = JSON.parse(readFileSync(path.join(dir, "bundle.json"), "utf8"));
+    expect(b.argv.slice(-4, -2)).toEqual(["--ref", "src/reference-reference.ts"]);
+    expect(readFileSync(path.join(dir, "src", "reference-reference.ts"), "utf8")).toBe(readFileSync(path.join(REPO, "ops", "giou", "reference.ts"), "utf8"));
+    const r = await gpsimd(["replay", dir], work);
+    expect(r.stdout).toContain("SAME");
     expect(r.code).toBe(0);
   });
 });
