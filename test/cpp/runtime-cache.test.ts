@@ -60,12 +60,12 @@ describe("the C++ device runtime's build cache", () => {
     buildIn(cache, path.join(work, "out-2"));
     expect(readdirSync(path.join(cache, "device-runtime"))).toEqual(files);
     // The library of out-1 is up to date while the runtime merged into it is in the cache; with the cache gone it is
-    // not (it was, and kept the runtime of a damaged entry): it is rebuilt (here stopped at once: build_timeout_ms).
+    // not (it was, and kept the runtime of a damaged entry): it is rebuilt, and the runtime cached again.
     expect(buildIn(cache, path.join(work, "out-1"))).toContain("is up to date");
     rmSync(cache, { recursive: true, force: true });
-    const stderr = buildIn(cache, path.join(work, "out-1"), "build_timeout_ms: 1000");
+    const stderr = buildIn(cache, path.join(work, "out-1"));
     expect(stderr).toMatch(/gpsimd: building .*out-1\/librelu_cpp\.wasm/);
-    expect(stderr).toContain("load failed: E_BUILD_TIMEOUT");
+    expect(readdirSync(path.join(cache, "device-runtime"))).toEqual(files);
   }, 300_000);
 });
 
