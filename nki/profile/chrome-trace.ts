@@ -34,6 +34,7 @@ export function chromeTrace(kernel: string, instances: readonly { ids: readonly 
     for (const lane of lanes) events.push({ name: "thread_name", ph: "M", pid, tid: laneId(lane), args: { name: lane } });
     for (const lane of lanes) events.push({ name: "thread_sort_index", ph: "M", pid, tid: laneId(lane), args: { sort_index: laneId(lane) } });
     for (const p of timeline.placed) {
+      if (p.repeatOf >= 0) continue; // computed once: no instruction on the device
       const s = p.instruction.site;
       events.push({
         name: `${p.instruction.name}${s ? ` (${s.file.split("/").pop()}:${s.line})` : ""}`,

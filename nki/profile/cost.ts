@@ -23,6 +23,7 @@ export const COSTS = {
   matmulMinCycles: { value: 64, unit: "cycles", source: `${ARCH}, Tensor Engine cost model: max(N, MM_INIT_LATENCY = 64)` },
   matmulFp32Factor: { value: 4, unit: "x", source: `${ARCH}, Tensor Engine cost model: FP32 inputs about 4x` },
   vectorStaticCycles: { value: 100, unit: "cycles", source: `${ARCH}, Vector Engine cost model: static overhead for N << 128 or dependent instructions` },
+  vectorPsumSbufPass: { value: 1, unit: "x N cycles", source: "nki.isa.tensor_tensor API doc (Neuron SDK 2.26), Estimated instruction cost: max(MIN_II, N) when one input tile is in PSUM and the other in SBUF (2N otherwise; tensor_tensor_scan is always 2N)" },
   scalarLikeVector: { value: 1, unit: "cycles per element", source: "assumed: ScalarE costed as VectorE with one input (the guide describes it as similar to VectorE and gives no rule)" },
   gpsimdIotaCycles: { value: 150, unit: "cycles + N", source: "NKI.md / nki.isa docs: iota and affine_select about 150 + N" },
   gpsimdOtherCycles: { value: 150, unit: "cycles + N", source: "assumed: other GpSimd instructions as iota (the guide: no rule of thumb)" },
@@ -43,6 +44,8 @@ export interface InstructionShape {
   readonly inputs: number;
   /** A matmul with a float32 input. */
   readonly fp32Matmul: boolean;
+  /** Inputs that sit in PSUM (a PSUM tile, a TensorE result such as a partition broadcast). */
+  readonly psumInputs?: number;
   /** Bytes a DMA moves and the contiguous runs (DMA buffers) they come in. */
   readonly dmaBytes: number;
   readonly dmaBuffers: number;
@@ -67,7 +70,11 @@ export function instructionCost(s: InstructionShape, dependent: boolean): Cost {
     }
     case "Vector": {
       const stat = dependent || N < 128 ? COSTS.vectorStaticCycles.value : 0;
-      return c(N * Math.max(1, Math.min(2, s.inputs)) + stat, COSTS.vectorGHz.value);
+      // Two input tiles stream in two passes (2N), unless one comes from PSUM and the other from SBUF:
+      // then they stream side by side (N), except in a scan, whose cost the API doc gives as 2N.
+      const sideBySide = s.inputs === 2 && s.psumInputs === 1 && !/scan/.test(s.name);
+      const passes = sideBySide ? COSTS.vectorPsumSbufPass.value : Math.max(1, Math.min(2, s.inputs));
+      return c(N * passes + stat, COSTS.vectorGHz.value);
     }
     case "Scalar": {
       const stat = dependent || N < 128 ? COSTS.vectorStaticCycles.value : 0;
