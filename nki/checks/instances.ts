@@ -3,7 +3,9 @@
 // output elements, CrossCoreWriteError, with instance ids for core ids). Instances of a launch run one
 // after another on a thread; each write to a shared output is compared, as a box, with the other
 // instances' writes of the same launch. (Unwritten output elements are the launch's own check,
-// UnwrittenOutputError.) Instances split over worker threads are checked within each thread only.
+// UnwrittenOutputError.) A launch split over the SPMD threads runs each instance as a launch of its own:
+// there every thread logs its instances' stores and the calling thread compares them all
+// (nki/spmd/overlaps.ts), to the same error.
 import { CrossCoreWriteError } from "../../host/checks/errors.js";
 import type { Storage } from "../machine/tile.js";
 import type { KernelLaunch } from "../machine/kernel-run.js";

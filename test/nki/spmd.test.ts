@@ -64,6 +64,20 @@ def sloppy(x):
     return out
 `;
 
+/** Instance i stores rows [128 i, 128 i + 96) of its 128: every instance leaves 32 rows unwritten. */
+const GAPPY = `
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def gappy(x):
+    out = nl.ndarray((512, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    i = nl.program_id(0)
+    t = nl.load(x[i * 128 + nl.arange(96)[:, None], nl.arange(64)[None, :]])
+    nl.store(out[i * 128 + nl.arange(96)[:, None], nl.arange(64)[None, :]], value=t)
+    return out
+`;
+
 /** Instance 0 returns at once; the others spin until stopped. */
 const SPIN_AFTER_FIRST = `
 import neuronxcc.nki as nki
@@ -188,6 +202,24 @@ describe("a grid on several threads", () => {
       expect(e.message).toBe(errors[0].message);
     }
     expect(errors[0].message).toMatch(/^sloppy: SPMD instances \[0\] and \[1\] both write \[96:128, 0:64\] of the output HBM tensor 'out'/);
+  });
+
+  it("reports output elements no instance stored the same way on 1 and 2 threads, counting every instance's stores", () => {
+    const x = randn([4 * 128, 64], { seed: 17 });
+    const errors = [1, 2].map((threads) => {
+      try {
+        nki.loadSource(GAPPY, { file: "gappy.py", kernel: "gappy", threads }).grid(4)(x);
+      } catch (e) {
+        return e as GpsimdError;
+      }
+      throw new Error(`threads ${threads}: no error`);
+    });
+    for (const e of errors) {
+      expect(e.code).toBe("E_NKI_UNWRITTEN");
+      // 32 rows of 64 left by each of the 4 instances: the stores of the instances on the other thread count.
+      expect(e.details).toMatchObject({ kernel: "gappy", count: 4 * 32 * 64, first: [96, 0], firstRunEnd: [127, 63] });
+      expect(e.message).toBe(errors[0].message);
+    }
   });
 
   it("fails the call with WorkerCrashError when a thread running an instance dies, and runs the next call on new threads", async () => {
