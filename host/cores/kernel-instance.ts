@@ -13,6 +13,7 @@ import {
 import { regionAt } from "../device/core-regions.js";
 import { hbm } from "../device/hbm.js";
 import { MemoryViews } from "../device/memory-views.js";
+import { clearUsedHeap, markWholeHeapUsed } from "./heap-hygiene.js";
 import { E_STOPPED, E_TCM_LEAK } from "../checks/error-codes.js";
 import { SET_STOP_WORD_EXPORT, STOP_IMPORT } from "../../build/stop-poll-names.js";
 import { INSTRUCTION_CLASSES, counterExport } from "../../build/count-names.js";
@@ -328,6 +329,8 @@ export class KernelInstance {
     // the kernel can change the copy in its context block, and print only there.
     const view = this.views.view(site.ctx + CTX_HEADER_BYTES);
     this.ring = { base: view.getUint32(site.ctx + CTX_PRINTF_BASE, true), size: view.getUint32(site.ctx + CTX_PRINTF_SIZE, true) };
+    // Nothing the previous call on this core left on the heap (any library's) is readable by this one.
+    const heapEnd = clearUsedHeap(this.views, site.ctx);
     this.runStart?.();
     if (this.counters) for (const g of this.counters) g.value = 0n;
     this.tracer?.begin(this.thread);
@@ -339,6 +342,7 @@ export class KernelInstance {
       this.exit();
       return { returned, warnings: this.warnings, writes: this.writes, droppedPrintf: this.dropped };
     } catch (e) {
+      markWholeHeapUsed(this.views, site.ctx, heapEnd);
       this.instance = null; // never reuse an instance that failed mid-kernel
       throw this.asKernelError(e, site);
     } finally {

@@ -6,7 +6,7 @@
 // never read back by the host.
 import { hbm, PAGE_BYTES } from "./hbm.js";
 import { OptionError } from "../checks/errors.js";
-import { CTX_HEADER_BYTES, CTX_HEAP_BASE, CTX_HEAP_END, CTX_TCM_BASE, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_STOP, CTX_LAUNCH, TCM_ARENA_BYTES } from "./layout.js";
+import { CTX_HEADER_BYTES, CTX_HEAP_BASE, CTX_HEAP_END, CTX_HEAP_PEAK, CTX_TCM_BASE, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_STOP, CTX_LAUNCH, TCM_ARENA_BYTES } from "./layout.js";
 
 /** Default kernel heap per core: scratch for tensors and arrays a kernel makes. */
 export const DEFAULT_HEAP_BYTES = 4 << 20;
@@ -78,6 +78,8 @@ export function coreRegion(id: number, heapBytes: number, printfBytes = printfQu
   regions.set(id, region);
   byContext.set(ctx, region);
   writeTrustedFields(region);
+  // The heap's memory held other data before (released tensors): the first call clears all of it (host/cores/heap-hygiene.ts).
+  hbm().words()[(ctx + CTX_HEAP_PEAK) >>> 2] = heap + heapBytes;
   return region;
 }
 
