@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // gpsimd: the command line for kernel authors. build, run, check, profile,
-// replay; --help on each. --json (any command but replay) prints one JSON
+// watch, replay; --help on each. --json (any command but watch and replay) prints one JSON
 // verdict on stdout; --save-repro DIR (run, check) writes a replayable bundle. Exit codes are in cli/options.ts (EXIT). A command's code
 // (and the runtime with it) is loaded only when the command runs.
 import { readFileSync } from "node:fs";
@@ -49,6 +49,7 @@ take a .py file: gpsimd run kernel.py --help).
 commands:
 ${COMMANDS.map(([c]) => `  ${c.name.padEnd(9)}${c.summary}`).join("\n")}
 
+  watch    rerun run, check or profile on every save of the kernel's files, compiler kept loaded
   replay   rerun a bundle written by --save-repro and say whether verdict and outputs are the same
 
 gpsimd <command> --help shows a command's options; gpsimd --version prints the version.
@@ -76,6 +77,13 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.OK;
   }
   if (name === "replay") return (await import("./replay.js")).replayCommand(rest);
+  if (name === "watch") {
+    try {
+      return await (await import("./watch.js")).watchCommand(rest);
+    } finally {
+      await (await import("../host/index.js")).shutdown();
+    }
+  }
   const global = takeGlobalOptions(rest);
   if (global.saveRepro !== undefined && name !== "run" && name !== "check") throw new UsageError(`gpsimd ${name}: --save-repro is for run and check`);
   rest = global.argv;
