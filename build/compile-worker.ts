@@ -22,8 +22,12 @@ export interface CompileJob {
   tempRoot?: string;
 }
 
-/** The JSON answer; `warnings` (build-warnings.ts) come with success and failure alike. */
-export interface CompileAnswer { ok: boolean; messages: string[]; millis: number; warnings?: string[] }
+/**
+ * The JSON answer; `warnings` (build-warnings.ts) come with success and failure alike. `compilerReset`: the build
+ * ended in an abort of an Emscripten-built tool (Binaryen's "Aborted(...)"), after which that tool's state on this
+ * thread is undefined: the caller starts a new compiler thread for the next build.
+ */
+export interface CompileAnswer { ok: boolean; messages: string[]; millis: number; warnings?: string[]; compilerReset?: boolean }
 
 /** Longest compiler message answered; longer ones are cut with a note. */
 const MAX_MESSAGE = 64 * 1024;
@@ -64,6 +68,7 @@ parentPort!.on("message", async (job: CompileJob) => {
     await rename(tmp, job.outFile); // another process loading the library never sees half a file
     reply(job, { ok: true, messages: [], millis: performance.now() - start });
   } catch (e) {
-    reply(job, { ok: false, messages: [e instanceof Error ? e.stack ?? e.message : String(e)], millis: performance.now() - start });
+    const message = e instanceof Error ? e.stack ?? e.message : String(e);
+    reply(job, { ok: false, messages: [message], millis: performance.now() - start, compilerReset: /^(RuntimeError: )?Aborted\(/.test(message) });
   }
 });

@@ -58,7 +58,9 @@ export function buildSync(request: BuildRequest, outFile: string, waiting?: (ela
       }
       if (Atomics.wait(header, 0, 0, Math.min(1000, left)) === "timed-out") waiting?.(performance.now() - start);
     }
-    return JSON.parse(new TextDecoder().decode(new Uint8Array(answer, 8, header[1]).slice())) as CompileAnswer; // always fits (compile-worker.ts cuts it)
+    const result = JSON.parse(new TextDecoder().decode(new Uint8Array(answer, 8, header[1]).slice())) as CompileAnswer; // always fits (compile-worker.ts cuts it)
+    if (result.compilerReset) { void worker.terminate(); worker = null; }
+    return result;
   } finally {
     // Whatever the build left there (all of it, if its thread was stopped midway: build/build-temp.ts).
     rmSync(tempRoot, { recursive: true, force: true });
