@@ -55,7 +55,7 @@ export function nkiProfileCommand(argv: string[]): number {
     const median = [...calls].sort((a, b) => a.wallMs - b.wallMs)[calls.length >> 1];
     callReport().timing.wallMedianMs = median.wallMs;
     // One more call on this thread, recorded: the estimate of the device's time (nki/profile).
-    const estimate = estimateKernelFile(target.file, target.kernel, target.grid, callValues(made), values.trace as string | undefined);
+    const estimate = estimateKernelFile(target.file, target.kernel, target.grid, callValues(made), values.trace as string | undefined, { checks: !values["no-checks"] });
     process.stdout.write(`\n${estimate.text}\n`);
     // Per SPMD instance, the model's figures (deterministic; wall times go to timing): time, busy time and instructions per engine.
     const p = estimate.profile;

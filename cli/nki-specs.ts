@@ -17,11 +17,15 @@ const ARGS = `  --kernel NAME    the kernel to call
   --seed N         seed of the random tensors (default 0; each argument draws its own stream)
   --threads N      threads the grid's instances run on, the calling one included (default: CPUs)
   --timeout MS     stop the kernel after MS milliseconds (default 60000)
-  --device D       the NeuronCore whose limits apply: trn1 (default) or trn2`;
+  --device D       the NeuronCore whose limits apply: trn1 (default) or trn2
+  --no-checks      turn off the checks beyond the simulator's (races between affine_range iterations,
+                   SPMD instances storing to the same elements, SBUF/PSUM capacity, buffer rules);
+                   bounds, uninitialised reads and unwritten outputs stay checked (checks: false)`;
 
 const COMMON = {
   kernel: { type: "string" }, grid: { type: "string" }, arg: { type: "string", multiple: true }, kwarg: { type: "string", multiple: true },
   seed: { type: "string" }, threads: { type: "string" }, timeout: { type: "string" }, device: { type: "string" },
+  "no-checks": { type: "boolean" },
 } as const;
 
 export const NKI_RUN: CommandSpec = {

@@ -31,6 +31,7 @@ function loadOptions(values: Record<string, unknown>): NkiOptions {
     if (values.device !== "trn1" && values.device !== "trn2") throw new UsageError(`--device ${String(values.device)}: expected trn1 or trn2`);
     o.device = values.device;
   }
+  if (values["no-checks"]) o.checks = false;
   return o;
 }
 

@@ -15,7 +15,6 @@ import { spmdPool, type Job } from "../spmd/pool.js";
 import { toWire, outputRef } from "../spmd/wire.js";
 import { J_CLAIM, J_FAILED_AT, type DoneMessage, type InstanceReport } from "../spmd/protocol.js";
 import { recordWrites, checkInstanceOverlaps, type SharedWrite } from "../spmd/overlaps.js";
-import { checksEnabled } from "../checks/index.js";
 import { tensorsOf, type CallArguments } from "./arguments.js";
 import type { ResolvedNkiOptions } from "./options.js";
 import { programOf, type ProgramSource } from "./programs.js";
@@ -82,7 +81,7 @@ export function launchSync(target: KernelTarget, call: CallArguments, timings?: 
   if (count === 1 || threads === 1) {
     let result: ReturnType<typeof launchKernel>;
     try {
-      result = launchKernel(program, kernel, call.args, call.kwargs, { grid: target.grid ?? undefined, deadline, device: target.options.device });
+      result = launchKernel(program, kernel, call.args, call.kwargs, { grid: target.grid ?? undefined, deadline, device: target.options.device, checks: target.options.checks });
     } catch (e) {
       throw count > 1 ? nameTheInstance(e, target, program, kernel, call) : e;
     }
@@ -91,7 +90,7 @@ export function launchSync(target: KernelTarget, call: CallArguments, timings?: 
   }
   const grid = target.grid!;
   const writes: SharedWrite[] = [];
-  const first = recordWrites(writes, () => runFirst(program, kernel, call, grid, deadline, target));
+  const first = recordWrites(writes, target.options.checks, () => runFirst(program, kernel, call, grid, deadline, target));
   const firstRow = { index: 0, ids: instanceAt(grid, 0), ms: performance.now() - t0, thread: -1, counts: countsOf(first) };
   const split: Split = { target, program, kernel, call, grid, count, deadline, records: first.outputRecords, writes };
   let rows: CallTimings["instances"];
@@ -129,7 +128,7 @@ export async function launchAsync(target: KernelTarget, call: CallArguments): Pr
   const kernel = findKernel(program, target.name);
   const grid = target.grid!;
   const writes: SharedWrite[] = [];
-  const first = recordWrites(writes, () => runFirst(program, kernel, call, grid, deadline, target));
+  const first = recordWrites(writes, target.options.checks, () => runFirst(program, kernel, call, grid, deadline, target));
   const split: Split = { target, program, kernel, call, grid, count, deadline, records: first.outputRecords, writes };
   // Until the threads are done, dispose() of an argument or an output waits (as for an operator's .async).
   const pinned = [...tensorsOf(call), ...first.outputRecords.map((r) => r.tensor)];
@@ -158,7 +157,7 @@ export async function launchAsync(target: KernelTarget, call: CallArguments): Pr
 /** Instance 0 on this thread: it allocates the shared outputs the other instances write. */
 function runFirst(program: Program, kernel: KernelFunction, call: CallArguments, grid: readonly number[], deadline: number, target: KernelTarget): ReturnType<typeof launchKernel> {
   try {
-    return launchKernel(program, kernel, call.args, call.kwargs, { grid, instance: instanceAt(grid, 0), deadline, device: target.options.device });
+    return launchKernel(program, kernel, call.args, call.kwargs, { grid, instance: instanceAt(grid, 0), deadline, device: target.options.device, checks: target.options.checks });
   } catch (e) {
     throw withInstance(e, target, 0);
   }
@@ -180,7 +179,7 @@ function nameTheInstance(error: unknown, target: KernelTarget, program: Program,
   try {
     for (let index = 0; index < instanceCount(grid); index++) {
       try {
-        const r = launchKernel(program, kernel, call.args, call.kwargs, { grid, instance: instanceAt(grid, index), outputs: records, deadline, device: target.options.device });
+        const r = launchKernel(program, kernel, call.args, call.kwargs, { grid, instance: instanceAt(grid, index), outputs: records, deadline, device: target.options.device, checks: target.options.checks });
         if (index === 0) records = r.outputRecords;
       } catch (again) {
         return again instanceof GpsimdError && again.code === error.code ? withInstance(again, target, index) : error;
@@ -197,7 +196,7 @@ function postJob(s: Split, threads: number): Job {
   return spmdPool().post({
     file: s.target.src.file, source: s.target.src.source, kernel: s.target.name,
     args: s.call.args.map(toWire), kwargs: Object.fromEntries(Object.entries(s.call.kwargs).map(([k, v]) => [k, toWire(v)])),
-    grid: [...s.grid], count: s.count, outputs: s.records.map(outputRef), deadline: s.deadline, device: s.target.options.device, checks: checksEnabled(),
+    grid: [...s.grid], count: s.count, outputs: s.records.map(outputRef), deadline: s.deadline, device: s.target.options.device, checks: s.target.options.checks,
   }, 1, threads);
 }
 
@@ -221,7 +220,9 @@ function runClaims(s: Split, job: Job | null, from = 1): OwnShare {
     const t0 = performance.now();
     let counts: Record<string, number> | undefined;
     try {
-      const result = recordWrites(s.writes, () => launchKernel(s.program, s.kernel, s.call.args, s.call.kwargs, { grid: s.grid, instance: instanceAt(s.grid, index), outputs: s.records, deadline: s.deadline, device: s.target.options.device }));
+      const result = recordWrites(s.writes, s.target.options.checks, () => launchKernel(s.program, s.kernel, s.call.args, s.call.kwargs, {
+        grid: s.grid, instance: instanceAt(s.grid, index), outputs: s.records, deadline: s.deadline, device: s.target.options.device, checks: s.target.options.checks,
+      }));
       counts = countsOf(result);
     } catch (error) {
       if (!job) throw withInstance(error, s.target, index);

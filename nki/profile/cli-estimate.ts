@@ -1,5 +1,5 @@
 // What `gpsimd profile file.py` adds to its wall-time measurements: one more call of the kernel on the
-// calling thread with every check on, recorded, and the estimate of its time on a NeuronCore-v2 (per
+// calling thread with the checks as the command asked (on unless --no-checks), recorded, and the estimate of its time on a NeuronCore-v2 (per
 // engine, the critical path, optionally the Chrome trace written to a file).
 import { readFileSync, writeFileSync } from "node:fs";
 import { loadProgram } from "../python/index.js";
@@ -17,10 +17,12 @@ function splitArguments(values: readonly unknown[]): { args: unknown[]; kwargs: 
 }
 
 /** Runs the kernel once with the estimate recorded; writes the trace to `tracePath` when given. */
-export function estimateKernelFile(file: string, kernel: string, grid: readonly number[] | null, values: readonly unknown[], tracePath?: string): { text: string; profile: KernelProfile } {
+export function estimateKernelFile(
+  file: string, kernel: string, grid: readonly number[] | null, values: readonly unknown[], tracePath?: string, options: { checks?: boolean } = {},
+): { text: string; profile: KernelProfile } {
   const program = loadProgram(file, { source: readFileSync(file, "utf8") });
   const { args, kwargs } = splitArguments(values);
-  const { result, profile } = profileKernel(program, findKernel(program, kernel), args, kwargs, grid ? { grid } : {});
+  const { result, profile } = profileKernel(program, findKernel(program, kernel), args, kwargs, { ...(grid ? { grid } : {}), checks: options.checks !== false });
   for (const t of result.outputs) t.dispose();
   let text = formatProfile(profile);
   if (tracePath) {

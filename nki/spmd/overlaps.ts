@@ -6,7 +6,7 @@
 // the calling thread compares them all once the instances are done, in the
 // order the whole launch would have met them: instance by instance.
 import { CrossCoreWriteError } from "../../host/checks/errors.js";
-import { addConsumer, checksEnabled, type InstructionEvent, type RunConsumer } from "../checks/index.js";
+import { addConsumer, type InstructionEvent, type RunConsumer } from "../checks/index.js";
 import { overlaps, intersection, describeRegion, type Region } from "../checks/regions.js";
 import { describeInstruction } from "../checks/describe.js";
 import { atSite, errorDetails } from "../machine/site.js";
@@ -39,9 +39,9 @@ class WriteLog implements RunConsumer {
 
 let log: WriteLog | null = null;
 
-/** Runs f (an instance of a split launch) with its stores to shared outputs appended to `into` (when the checks are on). */
-export function recordWrites<T>(into: SharedWrite[], f: () => T): T {
-  if (!checksEnabled()) return f();
+/** Runs f (an instance of a split launch) with its stores to shared outputs appended to `into` when `checks` (the launch's checks option). */
+export function recordWrites<T>(into: SharedWrite[], checks: boolean, f: () => T): T {
+  if (!checks) return f();
   if (!log) addConsumer((log = new WriteLog()));
   const before = log.current;
   log.current = into;

@@ -13,7 +13,6 @@ import { fromWire, outputRecord } from "./wire.js";
 import { J_CLAIM, J_FAILED_AT, J_RUNNING, J_CRASHED, STARTED, S_STATE, S_IN_JOB, reportStartFailure, type JobMessage, type DoneMessage, type InstanceReport, type WorkerInit } from "./protocol.js";
 import { prepareThread } from "./thread-resources.js";
 import { recordWrites } from "./overlaps.js";
-import { withChecks } from "../checks/index.js";
 import { programOf, sourceFromText } from "../host/programs.js";
 import { findKernel, launchKernel, countsOf } from "../host/runtime.js";
 
@@ -56,8 +55,8 @@ function runJob(job: JobMessage): DoneMessage {
       if (index >= job.count || index > Atomics.load(c, J_FAILED_AT)) break;
       printed = "";
       const t0 = performance.now();
-      const result = recordWrites(answer.writes, () => launchKernel(program, kernel, args, kwargs, {
-        grid: job.grid, instance: instanceAt(job.grid, index), outputs, deadline: job.deadline, device: job.device as "trn1" | "trn2", ...threadOptions,
+      const result = recordWrites(answer.writes, job.checks, () => launchKernel(program, kernel, args, kwargs, {
+        grid: job.grid, instance: instanceAt(job.grid, index), outputs, deadline: job.deadline, device: job.device as "trn1" | "trn2", checks: job.checks, ...threadOptions,
       }));
       const report: InstanceReport = { index, ms: performance.now() - t0, printed, counts: countsOf(result) };
       answer.ran.push(report);
@@ -79,7 +78,7 @@ init.port.on("message", (job: JobMessage) => {
   Atomics.add(c, J_RUNNING, 1);
   Atomics.store(state, S_IN_JOB, job.seq);
   current = c;
-  const answer = withChecks(job.checks, () => runJob(job));
+  const answer = runJob(job);
   init.port.postMessage(answer);
   current = null;
   Atomics.store(state, S_IN_JOB, 0);

@@ -65,6 +65,28 @@ describe("gpsimd run, check and profile on an NKI file", () => {
     for (const instance of ["[0, 0]", "[0, 1]", "[1, 0]", "[1, 1]"]) expect(r.stdout).toContain(instance);
   });
 
+  it("--no-checks turns the NKI checks off for run and profile (the estimate included) on every thread", async () => {
+    const racy = path.join(work, "racy.py");
+    writeFileSync(racy, [
+      "import neuronxcc.nki as nki", "import neuronxcc.nki.language as nl", "", "@nki.jit", "def racy(x):",
+      "    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)", "    i = nl.program_id(0)",
+      "    acc = nl.load(x[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]])",
+      "    for j in nl.affine_range(2):",
+      "        acc[...] = nl.multiply(acc, nl.load(x[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]]))",
+      "    nl.store(out[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]], value=acc)", "    return out", "",
+    ].join("\n"));
+    const args = ["--grid", "4", "--arg", "x=randn:512,64", "--threads", "2"];
+    const checked = await gpsimd(["run", racy, ...args]);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toMatch(/NkiRaceError/);
+    const run = await gpsimd(["run", racy, ...args, "--no-checks"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const profile = await gpsimd(["profile", racy, ...args, "--no-checks", "--runs", "1"]);
+    expect(profile.code).toBe(0);
+    expect(profile.stdout).toMatch(/estimated time on a NeuronCore-v2/);
+  });
+
   it("--help describes the NKI form of each command", async () => {
     for (const command of ["run", "check", "profile"]) {
       const r = await gpsimd([command, ADD, "--help"]);

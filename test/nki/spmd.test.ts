@@ -78,6 +78,23 @@ def gappy(x):
     return out
 `;
 
+/** Instances [1] and up carry acc through an affine_range loop (a race); instance [0] runs its loop once. */
+const RACY_AFTER_FIRST = `
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def racy(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    i = nl.program_id(0)
+    acc = nl.load(x[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]])
+    for j in nl.affine_range(1 if i == 0 else 2):
+        t = nl.load(x[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]])
+        acc[...] = nl.multiply(acc, t)
+    nl.store(out[i * 128 + nl.arange(128)[:, None], nl.arange(64)[None, :]], value=acc)
+    return out
+`;
+
 /** Instance 0 returns at once; the others spin until stopped. */
 const SPIN_AFTER_FIRST = `
 import neuronxcc.nki as nki
@@ -220,6 +237,47 @@ describe("a grid on several threads", () => {
       expect(e.details).toMatchObject({ kernel: "gappy", count: 4 * 32 * 64, first: [96, 0], firstRunEnd: [127, 63] });
       expect(e.message).toBe(errors[0].message);
     }
+  });
+
+  it("checks: false (nki.load, loadSource or .with) turns the NKI checks off on every thread the call runs on", () => {
+    const x = randn([4 * 128, 64], { seed: 18 });
+    const xs = x.data() as Float32Array;
+    const errors = [1, 2].map((threads) => {
+      try {
+        nki.loadSource(RACY_AFTER_FIRST, { file: "racy.py", kernel: "racy", threads }).grid(4)(x);
+      } catch (e) {
+        return e as GpsimdError;
+      }
+      throw new Error(`threads ${threads}: no error`);
+    });
+    for (const e of errors) {
+      expect(e.code).toBe("E_NKI_RACE");
+      expect(e.details.instance).toEqual([1]);
+      expect(e.message).toBe(errors[0].message);
+    }
+    for (const threads of [1, 2, 4]) {
+      const loaded = nki.loadSource(RACY_AFTER_FIRST, { file: "racy.py", kernel: "racy", threads, checks: false });
+      const checked = nki.loadSource(RACY_AFTER_FIRST, { file: "racy.py", kernel: "racy", threads });
+      for (const k of [loaded, checked.with({ checks: false })]) {
+        const got = (k.grid(4)(x) as Tensor).data() as Float32Array;
+        // Rows of instance 0: x * x; of the others: x * x * x (the loop ran twice).
+        const want = xs.map((v, i) => (i < 128 * 64 ? Math.fround(v * v) : Math.fround(Math.fround(v * v) * v)));
+        expect(Buffer.from(got.buffer).equals(Buffer.from(want.buffer)), `threads ${threads}`).toBe(true);
+      }
+      if (threads > 1) {
+        // Racy instances ran on the SPMD threads too (a call is retried until one did), without an error.
+        let onWorker = false;
+        for (let tries = 0; tries < 20 && !onWorker; tries++) {
+          const g = loaded.grid(16);
+          g(randn([16 * 128, 64], { seed: 19 }));
+          onWorker = g.lastTimings!.instances.some((i) => i.thread >= 0 && i.index > 0);
+        }
+        expect(onWorker, `threads ${threads}`).toBe(true);
+      }
+      // .with keeps the other options and can turn the checks back on.
+      expect(() => loaded.with({ checks: true }).grid(4)(x)).toThrow(/iterations j = 0 and j = 1 of the nl.affine_range loop/);
+    }
+    expect(() => nki.loadSource(RACY_AFTER_FIRST, { kernel: "racy", checks: "no" as unknown as boolean })).toThrow(/checks must be true or false/);
   });
 
   it("fails the call with WorkerCrashError when a thread running an instance dies, and runs the next call on new threads", async () => {
