@@ -135,6 +135,15 @@ export const TARGETS: Target[] = [
     },
   },
   {
+    name: "NKI checks on vs off at large shapes (nki-checks suite: tensor add 4096 x 4096 on a grid, tiled matmul 1024^3; worst pair)", goal: "≤ 1.3x (issue 21)",
+    measure: (f) => {
+      const pairs = Object.entries(f.results("nki-checks")?.meta.paired ?? {});
+      if (pairs.length === 0) return null;
+      const [name, worst] = pairs.reduce((a, b) => (b[1].ratio > a[1].ratio ? b : a));
+      return { value: `${formatRatio(worst.ratio)} (${name}; ${pairs.map(([w, p]) => `${w} ${formatRatio(p.ratio)}`).join(", ")})`, met: worst.ratio <= 1.3 };
+    },
+  },
+  {
     name: "element-wise accessor with checks on, any write order (checks suite: copy2d and transpose2d, 2 accesses per element; the worse)", goal: "≤ 5 ns per access",
     measure: (f) => {
       const per = ["copy2d", "transpose2d"].map((k) => nsPerElement(f, "checks", `${k}-elementwise/checks-on`));
