@@ -103,6 +103,8 @@ export function formatProfile(p: KernelProfile, maxPathSteps = 12): string {
     if (!p.counts[e]) continue;
     lines.push(`  ${e.padEnd(7)} ${us(p.busyUs[e]).padStart(12)}  ${((100 * p.busyUs[e]) / Math.max(p.totalUs, 1e-9)).toFixed(1).padStart(5)}%  ${p.counts[e]}`);
   }
+  const repeats = p.instances.find((i) => i.totalUs === p.totalUs)?.timeline.repeats ?? 0;
+  if (repeats) lines.push(`  (${repeats} instructions repeat an earlier one on unchanged inputs: computed once, not charged)`);
   const path = p.criticalPath;
   lines.push(`critical path (${path.length} instructions):`);
   const shown = path.length <= maxPathSteps ? path : [...path].sort((a, b) => b.durUs - a.durUs).slice(0, maxPathSteps).sort((a, b) => a.startUs - b.startUs);

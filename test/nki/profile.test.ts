@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadProgram } from "../../nki/python/index.js";
 import { registerNkiModules, findKernel } from "../../nki/language/run.js";
-import { profileKernel, instructionCost, COSTS, type KernelProfile } from "../../nki/profile/index.js";
+import { profileKernel, formatProfile, instructionCost, COSTS, type KernelProfile } from "../../nki/profile/index.js";
 import { estimateKernelFile } from "../../nki/profile/cli-estimate.js";
 import { tensor } from "../../host/device/factories.js";
 
@@ -248,6 +248,8 @@ ${hoisted ? "" : LOADS("    ")}    xy = nisa.tensor_tensor(x, y, op=nl.multiply)
     expect(repeat.durUs).toBe(0);
     expect(placed[repeat.repeatOf].instruction.site?.line).toBe(repeat.instruction.site?.line);
     expect(hoisted.trace.traceEvents.filter((e) => e.ph === "X" && e.cat === "Vector")).toHaveLength(5);
+    expect(formatProfile(hoisted)).toContain("(3 instructions repeat an earlier one on unchanged inputs: computed once, not charged)");
+    expect(formatProfile(reloaded)).not.toContain("repeat");
   });
 });
 
