@@ -12,7 +12,7 @@ import { CTX, FLAGS, set_core, checks_on, fail, warn, slot_of } from "./core";
 import { check_guard, reset_copy_counters, flush_copy_counters, forget_cached_block } from "./tcm";
 import { pending_writes } from "./stream";
 import { reset_access_counters, flush_access_counters } from "./accessor";
-import { reset_write_log, flush_write_bitmap } from "./writelog";
+import { reset_write_log, flush_write_bitmap, flush_read_log } from "./writelog";
 
 /** Prepares the core whose context block is at ctx for a launch: empty TCM, heap, streams, logs and printf ring. */
 export function __gpsimd_enter(ctx: usize): void {
@@ -48,6 +48,7 @@ export function __gpsimd_enter_from(ctx: usize, template: usize, core: i32): voi
 /** Checks what the kernel left behind: unclosed write streams, overwritten TCM guards, TCM leaks. Returns 0. */
 export function __gpsimd_exit(): i32 {
   flush_write_bitmap();
+  flush_read_log();
   store<u32>(CTX, <u32>__gpsimd_heap_peak(), CTX_HEAP_PEAK);
   flush_copy_counters();
   flush_access_counters();

@@ -68,6 +68,8 @@ export const FLAG_LEAK_IS_ERROR: i32 = 8;  // TCM blocks left at exit fail the c
 export const FLAG_LOG_WRITES: i32 = 16;    // record output intervals for cross-core checks
 export const FLAG_PRINT_ALL_CORES: i32 = 32; // every core may printf (tagged by the host)
 export const FLAG_TRACE: i32 = 64;         // report TCM copies, stream refills/flushes and TCM blocks to the host (gpsimd profile)
+export const FLAG_LOG_READS: i32 = 128;    // record output intervals read, for the cross-core race check (multicore)
+export const FLAG_WATCH: i32 = 256;        // report every logged output access to the host (the rerun that finds a cross-core error's lines)
 
 // ---- TCM ----
 export const TCM_POOL_BYTES: i32 = 16384;  // the budget of one core, as on the device

@@ -15,7 +15,7 @@ import {
 } from "./errors";
 import { CTX, FLAGS, checks_on, is_multicore, fail, slot_of } from "./core";
 import { check_element_type, is_floating } from "./dtype";
-import { log_output_write } from "./writelog";
+import { log_output_write, log_output_read } from "./writelog";
 import { trace } from "./trace";
 
 /** Slot value for reports that concern no tensor. */
@@ -261,6 +261,7 @@ export class TcmAccessor {
       in_calls++;
     }
     trace(TRACE_TCM_IN, slot_of(desc), <f64>bytes, <f64>tensor_offset);
+    log_output_read(desc, <u32>tensor_offset, <u32>(tensor_offset + num_elem));
     memory.copy(tcm_ptr, <usize>load<u32>(desc, TD_DATA) + (<usize>tensor_offset << alignof<T>()), bytes);
   }
 

@@ -5,6 +5,7 @@
 // to float32 or int64 in scratch buffers on the kernel heap.
 import { kFloat, kBFloat16, kHalf, kInt, kChar, kLong, kShort, kByte, f32_to_bf16, bf16_to_f32, f32_to_f16, f16_to_f32 } from "./dtype";
 import { Tensor, data_of } from "./tensor";
+import { log_output_read } from "./writelog";
 
 // Float32 loop kinds. p and q are the loop's parameters.
 /** |a| */ export const F_ABS: i32 = 0;
@@ -54,6 +55,7 @@ const CHUNK: usize = 512;
  */
 export function map_float(kind: i32, out: Tensor, a: Tensor, b: usize, p: f32, q: f32): void {
   const n = <usize>out.numel();
+  log_operand_reads(a, b, n);
   const da = a.scalar_type(), dout = out.scalar_type();
   const pa = data_of(a), pb = b ? data_of(changetype<Tensor>(b)) : 0, po = data_of(out);
   if (da == kFloat && dout == kFloat) { f32_loop(kind, po, pa, pb, n, p, q); return; }
@@ -73,6 +75,7 @@ export function map_float(kind: i32, out: Tensor, a: Tensor, b: usize, p: f32, q
 /** out = kind(a, b) over int64 values: a (and b, of a's dtype, or 0) are read sign- or zero-extended; out keeps the low bits. */
 export function map_int(kind: i32, out: Tensor, a: Tensor, b: usize, p: i64, q: i64): void {
   const n = <usize>out.numel();
+  log_operand_reads(a, b, n);
   const dt = a.scalar_type();
   const pa = data_of(a), pb = b ? data_of(changetype<Tensor>(b)) : 0, po = data_of(out);
   if (dt == kLong) { i64_loop(kind, po, pa, pb, n, p, q); return; }
@@ -86,6 +89,12 @@ export function map_int(kind: i32, out: Tensor, a: Tensor, b: usize, p: i64, q: 
     from_i64(dt, so, po, i, m);
   }
   heap.free(scratch);
+}
+
+/** Logs the reads of operands a and b (0: none), n elements each, for the cross-core race check (only the output's count). */
+function log_operand_reads(a: Tensor, b: usize, n: usize): void {
+  log_output_read(changetype<usize>(a), 0, <u32>n);
+  if (b) log_output_read(b, 0, <u32>n);
 }
 
 /** v, an integer of any width, as the dtype dt holds it (C++ static_cast: the low bits, sign-extended for signed types). */

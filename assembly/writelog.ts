@@ -6,23 +6,42 @@
 // coverage bitmap taken from the top of the kernel heap, which becomes
 // intervals again when the kernel returns. A heap too full for the bitmap
 // keeps the interval log (correct, slower).
-import { CTX_WLOG, CTX_WLOG_COUNT, MAX_WLOG, FLAG_LOG_WRITES, TD_FLAGS, TDF_OUTPUT, TD_NUMEL } from "./layout";
+//
+// Reads of the output are logged too, in multicore launches only (FLAG_LOG_READS): a core reading elements another
+// core writes in the same call reads whatever the timing gives (host/checks/cross-core.ts names it). There every read
+// of a tensor is a TCM copy or a tensor operation (element-wise and stream accessors are refused), so reads come in
+// runs, merged here on the fly and handed to the host one run at a time.
+//
+// Under FLAG_WATCH (the host's rerun of a call that failed a cross-core check, host/cores/locate-rerun.ts) nothing is
+// logged: every access of the output goes to the host, which names the statement of those touching the ranges it
+// watches. The write log then stays empty, so the inline extension below never applies and every write reaches
+// log_write.
+import { CTX_WLOG, CTX_WLOG_COUNT, MAX_WLOG, FLAG_LOG_WRITES, FLAG_LOG_READS, FLAG_WATCH, TD_FLAGS, TDF_OUTPUT, TD_NUMEL } from "./layout";
 import { CTX, FLAGS, is_multicore } from "./core";
-import { host_drain_write_log } from "./bindings/host";
+import { host_drain_write_log, host_log_read, host_watch_access } from "./bindings/host";
+
+/** Access kinds host_watch_access reports (host/checks/access-watch.ts has the same numbers). */
+const ACCESS_READ: i32 = 0;
+const ACCESS_WRITE: i32 = 1;
 
 /** The coverage bitmap of this launch (one bit per output element), 0 when none; BITMAP_NONE when the heap had no room. */
 let bitmap: usize = 0;
 let bitmapWords: u32 = 0;
 const BITMAP_NONE: usize = <usize>1;
 
-/** Forgets the bitmap (at the start of a launch: the heap it lived in is emptied). */
+/** The run of output elements being read, [read_start, read_end); empty when equal. */
+let read_start: u32 = 0, read_end: u32 = 0;
+
+/** Forgets the bitmap and the read run (at the start of a launch: the heap the bitmap lived in is emptied). */
 export function reset_write_log(): void {
   bitmap = 0;
+  read_start = read_end = 0;
 }
 
 /** Records that elements [start, end) of the output were written by this core. */
 export function log_write(start: u32, end: u32): void {
   if (start == end) return;
+  if (FLAGS & FLAG_WATCH) { host_watch_access(ACCESS_WRITE, start, end); return; }
   let n = load<i32>(CTX, CTX_WLOG_COUNT);
   if (n > 0) {
     const last = CTX + CTX_WLOG + <usize>((n - 1) << 3);
@@ -37,6 +56,7 @@ export function log_write(start: u32, end: u32): void {
 
 /** Records a write of element i of the output (at desc) that does not extend the last interval: sets the element's bit. */
 function log_element_write(desc: usize, i: u32): void {
+  if (FLAGS & FLAG_WATCH) { log_write(i, i + 1); return; }
   if (bitmap == 0) {
     // Single-core only: the cross-core checks read intervals in the order the cores logged them.
     bitmapWords = <u32>((load<i64>(desc, TD_NUMEL) + 31) >> 5);
@@ -80,4 +100,26 @@ export function flush_write_bitmap(): void {
     if (n > 0 && load<u32>(last, 4) == start) store<u32>(last, end, 4);
     else log_element_write(desc, start);
   }
+}
+
+/** Records that elements [start, end) of the output were read by this core: extends the run, or hands the run to the host and starts another. */
+function log_read(start: u32, end: u32): void {
+  if (start == end) return;
+  if (FLAGS & FLAG_WATCH) { host_watch_access(ACCESS_READ, start, end); return; }
+  if (start == read_end && read_end != read_start) { read_end = end; return; }
+  if (read_end != read_start) host_log_read(read_start, read_end);
+  read_start = start;
+  read_end = end;
+}
+
+/** Hands the last read run to the host (when the kernel returns). */
+export function flush_read_log(): void {
+  if (read_end != read_start) host_log_read(read_start, read_end);
+  read_start = read_end = 0;
+}
+
+/** Records a read of elements [start, end) of the tensor at desc, if it is the output and reads are logged (multicore). */
+// @ts-ignore: decorator
+@inline export function log_output_read(desc: usize, start: u32, end: u32): void {
+  if ((FLAGS & FLAG_LOG_READS) && (load<i32>(desc, TD_FLAGS) & TDF_OUTPUT)) log_read(start, end);
 }

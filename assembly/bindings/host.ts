@@ -25,3 +25,13 @@ export declare function host_drain_write_log(): void;
 // @ts-ignore: decorator
 @external("gpsimd", "trace")
 export declare function host_trace(kind: i32, slot: i32, bytes: f64, offset: f64): void;
+
+/** A run of output elements [start, end) this core read (multicore, FLAG_LOG_READS): the host merges and keeps it. */
+// @ts-ignore: decorator
+@external("gpsimd", "log_read")
+export declare function host_log_read(start: u32, end: u32): void;
+
+/** An access (ACCESS_READ or ACCESS_WRITE) of output elements [start, end), reported under FLAG_WATCH: the host names its statement if it touches a range it watches. */
+// @ts-ignore: decorator
+@external("gpsimd", "watch_access")
+export declare function host_watch_access(kind: i32, start: u32, end: u32): void;

@@ -1,9 +1,14 @@
 // Cross-core checks of a multicore output: each core logs the element
-// intervals it copied into the output; afterwards no element may have been
-// written by two cores, and every element must have been written by one.
+// intervals it copied into the output (and, in multicore, those it read);
+// afterwards no element may have been written by two cores, none read by a
+// core while another core wrote it (the cores do not synchronise: the value
+// read depends on timing), and every element must have been written by one.
 
-/** Element intervals one core wrote, as [start, end, start, end, ...]. */
-export interface CoreWrites { core: number; intervals: number[]; }
+/** Element intervals one core wrote, as [start, end, start, end, ...], and those it read. */
+export interface CoreWrites { core: number; intervals: number[]; reads?: number[]; }
+
+/** Elements [start, end) that `reader` read and `writer`, another core, wrote in the same call. */
+export interface Race { reader: number; writer: number; start: number; end: number; }
 
 /** Elements [start, end) written by both cores. */
 export interface Overlap { cores: [number, number]; start: number; end: number; }
@@ -11,8 +16,11 @@ export interface Overlap { cores: [number, number]; start: number; end: number; 
 /** What the check found. */
 export interface CrossCoreFindings {
   overlaps: Overlap[];
+  races: Race[];
   /** Ranges [start, end) of the output that no core wrote. */
   gaps: [number, number][];
+  /** For each gap, the core whose write ends where it starts (-1: none, the gap starts at 0) and the core whose write begins where it ends (-1: none). */
+  gapNeighbours: [number, number][];
   unwritten: number;
 }
 
@@ -37,6 +45,7 @@ export function checkCrossCore(writes: CoreWrites[], numel: number, limit = 8): 
   all.sort((a, b) => a.start - b.start || a.core - b.core);
   const overlaps: Overlap[] = [];
   const gaps: [number, number][] = [];
+  const gapNeighbours: [number, number][] = [];
   let unwritten = 0;
   let covered = 0; // everything below is written
   let owner = -1;  // the core whose interval reaches `covered`
@@ -45,7 +54,7 @@ export function checkCrossCore(writes: CoreWrites[], numel: number, limit = 8): 
       if (covered < numel) {
         const end = Math.min(iv.start, numel);
         unwritten += end - covered;
-        if (gaps.length < limit) gaps.push([covered, end]);
+        if (gaps.length < limit) { gaps.push([covered, end]); gapNeighbours.push([owner, iv.core]); }
       }
     } else if (iv.start < covered && owner !== iv.core && overlaps.length < limit) {
       overlaps.push({ cores: [Math.min(owner, iv.core), Math.max(owner, iv.core)] as [number, number], start: iv.start, end: Math.min(covered, iv.end) });
@@ -54,7 +63,32 @@ export function checkCrossCore(writes: CoreWrites[], numel: number, limit = 8): 
   }
   if (covered < numel) {
     unwritten += numel - covered;
-    if (gaps.length < limit) gaps.push([covered, numel]);
+    if (gaps.length < limit) { gaps.push([covered, numel]); gapNeighbours.push([owner, -1]); }
   }
-  return { overlaps, gaps, unwritten };
+  return { overlaps, races: findRaces(writes, limit), gaps, gapNeighbours, unwritten };
+}
+
+/**
+ * Elements a core read that another core wrote (read-after-write and write-after-read alike: nothing orders them).
+ * A core reading back what it wrote itself is fine. Reports at most `limit`, by reader, then element.
+ */
+function findRaces(cores: CoreWrites[], limit: number): Race[] {
+  const races: Race[] = [];
+  if (!cores.some((c) => c.reads?.length)) return races;
+  const written = cores.map((c) => ({ core: c.core, intervals: merged(c.intervals) }));
+  for (const reader of cores) {
+    for (const [a, b] of merged(reader.reads ?? [])) {
+      for (const w of written) {
+        if (w.core === reader.core) continue;
+        // The first of w's intervals (sorted, disjoint) that ends after a, then each that starts before b.
+        let lo = 0, hi = w.intervals.length;
+        while (lo < hi) { const mid = (lo + hi) >>> 1; if (w.intervals[mid][1] <= a) lo = mid + 1; else hi = mid; }
+        for (let i = lo; i < w.intervals.length && w.intervals[i][0] < b; i++) {
+          races.push({ reader: reader.core, writer: w.core, start: Math.max(a, w.intervals[i][0]), end: Math.min(b, w.intervals[i][1]) });
+          if (races.length >= limit) return races;
+        }
+      }
+    }
+  }
+  return races;
 }

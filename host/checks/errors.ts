@@ -95,6 +95,8 @@ export class WorkerCrashError extends GpsimdError {}
 export class CrossCoreWriteError extends GpsimdError {}
 /** Output elements no core wrote. */
 export class UnwrittenOutputError extends GpsimdError {}
+/** Output elements one core read and another wrote in the same multicore call (the cores do not synchronise). */
+export class CrossCoreRaceError extends GpsimdError {}
 /** A kernel changed a tensor descriptor of its launch, or returned a tensor its launch did not create. */
 export class KernelTamperError extends GpsimdError {}
 
@@ -146,7 +148,7 @@ const classes: Record<string, new (code: string, message: string, context?: Erro
   GpsimdError, AccessorIndexError, AccessorRankError, ReadOnlyTensorError, TensorRangeError, TcmRangeError, TcmFreeError,
   TcmLeakError, TcmGuardError, StreamAccessorError, CoherenceError, UninitializedTcmError, MulticoreRuleError,
   KernelHeapError, DTypeMismatchError, KernelShapeError, KernelLimitError, SanitizerError, KernelAbortError, KernelTrapError,
-  KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError, KernelTamperError, ArgumentError, ShapeFunctionError,
+  KernelTimeoutError, WorkerCrashError, CrossCoreWriteError, UnwrittenOutputError, CrossCoreRaceError, KernelTamperError, ArgumentError, ShapeFunctionError,
   TensorShapeError, TensorValueError, DisposedTensorError, RegistryError, BuildError, LibraryFormatError, DeviceMemoryError, OptionError,
   DTypeNameError, NpyFormatError, PythonError, NkiSyntaxError, TileShapeError, UninitializedTileError, HbmAccessError, NkiDTypeError,
   NkiRaceError, NkiRuleError,

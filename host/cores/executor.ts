@@ -99,7 +99,7 @@ export class Executor {
     let bytes = encoder.encode(JSON.stringify(report));
     if (bytes.length > room) {
       // Too much to say: keep the error and the first warnings (each text cut short), and say that writes were lost.
-      const cut = shortenTexts({ ...report, writes: [], warnings: [...report.warnings.slice(0, 20), "write log too large to report: cross-core checks skipped"], writesLost: true }, MAX_TEXT);
+      const cut = shortenTexts({ ...report, writes: [], reads: [], warnings: [...report.warnings.slice(0, 20), "write log too large to report: cross-core checks skipped"], writesLost: true }, MAX_TEXT);
       bytes = encoder.encode(JSON.stringify(cut));
       if (bytes.length > room) bytes = encoder.encode(JSON.stringify({ ...cut, error: cut.error && { ...cut.error, details: undefined }, warnings: [] }));
     }
@@ -138,8 +138,8 @@ export class Executor {
       const outcome = lib.instance.run(site, op.kernel.name, args, template, seq);
       const output = view.getUint32(ctx + CTX_DST, true);
       const returned = !site.multicore && outcome.returned !== 0 && outcome.returned !== output ? outcome.returned : 0;
-      if (outcome.warnings.length || outcome.writes.length || outcome.droppedPrintf || returned) {
-        this.writeReport(core, { warnings: outcome.warnings, writes: outcome.writes, dropped: outcome.droppedPrintf, returned });
+      if (outcome.warnings.length || outcome.writes.length || outcome.reads.length || outcome.droppedPrintf || returned) {
+        this.writeReport(core, { warnings: outcome.warnings, writes: outcome.writes, reads: outcome.reads, dropped: outcome.droppedPrintf, returned });
         status = STATUS_REPORT;
       }
     } catch (e) {

@@ -20,6 +20,7 @@ import { INSTRUCTION_CLASSES, counterExport } from "../../build/count-names.js";
 import { LibraryFormatError } from "../checks/errors.js";
 import { currentStack, describePlace, functionName, type SourceLocator, type SourcePlace } from "../checks/source-locator.js";
 import { TRACE_PRINTF, type TraceWriter } from "../profiling/trace.js";
+import { activeWatch } from "../checks/access-watch.js";
 import type { KernelSignature } from "../../build/signatures.js";
 
 /** Where a kernel runs and how to name what it touches. */
@@ -41,6 +42,8 @@ export interface CoreOutcome {
   warnings: string[];
   /** Output intervals drained from the write log during the run, as [start, end, start, end, ...]. */
   writes: number[];
+  /** Output intervals the core read (multicore, FLAG_LOG_READS), merged, as [start, end, ...]. */
+  reads: number[];
   /** printf calls dropped because this core may not print. */
   droppedPrintf: number;
 }
@@ -110,6 +113,7 @@ export class KernelInstance {
   private site: CoreSite | null = null;
   private warnings: string[] = [];
   private writes: number[] = [];
+  private reads: number[] = [];
   private dropped = 0;
   private enter!: (ctx: number) => void;
   private enterFrom!: (ctx: number, template: number, core: number) => void;
@@ -200,6 +204,9 @@ export class KernelInstance {
         warn: (code: number, slot: number, a: number, b: number, c: number) => { this.warnings.push(this.violation(code, slot, a, b, c).message); },
         printf: (fmt: number, args: number, nargs: number) => this.printf(fmt, args, nargs),
         drain_write_log: () => this.drainWriteLog(),
+        log_read: (start: number, end: number) => this.logRead(start >>> 0, end >>> 0),
+        // Only in a rerun that names a cross-core error's statements (host/checks/access-watch.ts).
+        watch_access: (kind: number, start: number, end: number) => activeWatch()?.record(this.currentSite().core, kind, start >>> 0, end >>> 0, () => this.kernelPlace()),
         trace: (kind: number, slot: number, bytes: number, offset: number) => this.tracer?.event(kind, slot, bytes, offset),
         [STOP_IMPORT.name]: () => this.stopRequested(),
       },
@@ -264,6 +271,13 @@ export class KernelInstance {
     Atomics.compareExchange(words, at, word, 0);
   }
 
+  /** A run of output elements the core read: extends the last run it touches the end of, or adds one. */
+  private logRead(start: number, end: number): void {
+    const n = this.reads.length;
+    if (n && this.reads[n - 1] === start) this.reads[n - 1] = end;
+    else this.reads.push(start, end);
+  }
+
   private drainWriteLog(): void {
     const site = this.currentSite();
     const view = new DataView(this.memory.buffer);
@@ -324,6 +338,7 @@ export class KernelInstance {
     this.site = site;
     this.warnings = [];
     this.writes = [];
+    this.reads = [];
     this.dropped = 0;
     // The host rewrote the ring's place just before this run (core-regions.ts): take it now, before
     // the kernel can change the copy in its context block, and print only there.
@@ -340,7 +355,7 @@ export class KernelInstance {
       this.kernelStart?.();
       const returned = (fn(...args) ?? 0) >>> 0; // an address: wasm returns i32, device memory reaches 4 GiB
       this.exit();
-      return { returned, warnings: this.warnings, writes: this.writes, droppedPrintf: this.dropped };
+      return { returned, warnings: this.warnings, writes: this.writes, reads: this.reads, droppedPrintf: this.dropped };
     } catch (e) {
       markWholeHeapUsed(this.views, site.ctx, heapEnd);
       this.instance = null; // never reuse an instance that failed mid-kernel

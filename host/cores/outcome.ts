@@ -13,6 +13,7 @@ import { FLAG_LOG_WRITES, FLAG_TRACE } from "../device/layout.js";
 import { C_STATUS, C_CONTEXTS, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, type CoreReportData } from "./protocol.js";
 import type { LaunchRequest } from "./pool.js";
 import { mergeCoreErrors } from "./core-errors.js";
+import { crossCoreError } from "./cross-core-errors.js";
 
 /** What a core that had nothing to say reported (shared: never modified). */
 const NO_REPORT = Object.freeze({ warnings: Object.freeze([]), writes: Object.freeze([]), dropped: 0 }) as unknown as CoreReportData;
@@ -39,7 +40,7 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
     writesLost ||= !!data.writesLost;
     reports.push({ core: k, ctx, warnings: data.warnings, dropped: data.dropped });
     const logged = writeLog(view, ctx);
-    writes.push({ core: k, intervals: data.writes.length ? [...data.writes, ...logged] : logged });
+    writes.push({ core: k, intervals: data.writes.length ? [...data.writes, ...logged] : logged, reads: data.reads });
   }
   showCoreOutput(op.qualifiedName, reports);
   // Every core that started must have left its descriptors as the launch wrote them (descriptors.ts).
@@ -53,14 +54,20 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
     const { first, message, notes, failedCores } = mergeCoreErrors(errors);
     if (checkWrites && lib.multicore) {
       const f = checkCrossCore(writes, request.output.numel());
-      if (f.overlaps.length || f.unwritten) notes.push(`cross-core check of what the cores wrote before the failure: ${describeFindings(f)}`);
+      if (f.overlaps.length || f.races.length || f.unwritten) notes.push(`cross-core check of what the cores wrote before the failure: ${describeFindings(f)}`);
     }
     if (notes.length || message !== first.message) throw new (first.constructor as new (c: string, m: string, x: object) => GpsimdError)(first.code, [message, ...notes].join("\n"), { op: first.op, core: first.core, details: { ...first.details, failedCores } });
     throw first;
   }
   const copied = returned ? copyResult(op, 0, returnedBy, returned, request.descriptors!, request.output) : null;
   const returnedBytes = copied ?? 0;
-  if (copied === null && checkWrites) checkCoverage(op, writes, request.output, lib.multicore);
+  if (copied === null && checkWrites) {
+    if (!lib.multicore) checkCoverage(op, writes, request.output, false);
+    else {
+      const e = crossCoreError(op.qualifiedName, checkCrossCore(writes, request.output.numel()), request.output);
+      if (e) throw e;
+    }
+  }
   if (request.flags & FLAG_TRACE) request.traced = { cores: coreTraces(control, traceArea, lib.cores, writes, copied ? request.output.numel() : 0), returnedBytes };
 }
 
@@ -92,6 +99,7 @@ function readMailbox(buffer: SharedArrayBuffer, core: number): CoreReportData & 
 
 function describeFindings(f: CrossCoreFindings): string {
   const parts = f.overlaps.map((o) => `cores ${o.cores[0]} and ${o.cores[1]} both wrote [${o.start}, ${o.end})`);
+  parts.push(...f.races.map((r) => `core ${r.reader} read [${r.start}, ${r.end}), which core ${r.writer} wrote`));
   if (f.unwritten) parts.push(describeGaps(f, true));
   return parts.join("; ");
 }

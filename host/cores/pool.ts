@@ -19,6 +19,7 @@ import type { Tensor } from "../device/tensor.js";
 import { Executor } from "./executor.js";
 import { watchdog, SLOT_POOL } from "./watchdog.js";
 import { finishLaunch } from "./outcome.js";
+import { locateCrossCore } from "./locate-rerun.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
   C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, COMMAND_RECEIVE, WORKER_IDLE, WORKER_RETIRED,
@@ -368,10 +369,21 @@ export class Pool {
     try {
       finishLaunch(launch.request, this.control, this.mailboxes, this.traceArea);
     } catch (e) {
-      failure = e;
+      // A cross-core error names its statements: found by running the call again here (locate-rerun.ts).
+      failure = locateCrossCore(e, launch.request, (request) => this.rerunHere(request));
     }
     if (launch.settle) launch.settle(failure);
     else if (failure) throw failure;
+  }
+
+  /** Runs a launch on the calling thread alone, core after core, to its end (no worker takes part). */
+  private rerunHere(request: LaunchRequest): void {
+    const launch = this.publish(request, null, 0);
+    try {
+      this.main.runClaims(launch.seq);
+    } finally {
+      this.abandon(launch);
+    }
   }
 
   /** A launch's cores did not stop when asked: the threads are rebuilt (nothing else stops them). */

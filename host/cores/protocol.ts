@@ -74,6 +74,8 @@ export interface CoreReportData {
   error?: import("../checks/errors.js").ErrorData;
   warnings: string[];
   writes: number[];
+  /** Output intervals the core read (multicore: the cross-core race check), as [start, end, ...]. */
+  reads?: number[];
   dropped: number;
   /** Descriptor address a single-core kernel returned when it is not the output (its result, to copy). */
   returned?: number;

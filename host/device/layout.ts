@@ -65,6 +65,8 @@ export const FLAG_LEAK_IS_ERROR = 8;  // TCM blocks left at exit fail the call
 export const FLAG_LOG_WRITES = 16;    // record output intervals for cross-core checks
 export const FLAG_PRINT_ALL_CORES = 32; // every core may printf (tagged by the host)
 export const FLAG_TRACE = 64;         // report TCM copies, stream refills/flushes and TCM blocks to the host (gpsimd profile)
+export const FLAG_LOG_READS = 128;    // record output intervals read, for the cross-core race check (multicore)
+export const FLAG_WATCH = 256;        // report every logged output access to the host (the rerun that finds a cross-core error's lines)
 
 // ---- TCM ----
 export const TCM_POOL_BYTES = 16384;  // the budget of one core, as on the device

@@ -24,7 +24,7 @@ import type { LibraryParts, LibraryManifest } from "./library-file.js";
 import type { KernelSignature } from "../../build/signatures.js";
 import type { OpDefinition } from "./registry.js";
 import {
-  FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_PRINT_ALL_CORES, FLAG_TRACE,
+  FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_LOG_READS, FLAG_PRINT_ALL_CORES, FLAG_TRACE,
   CTX_TCM_BASE, CTX_WLOG,
 } from "../device/layout.js";
 import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../checks/cross-core.js";
@@ -125,6 +125,7 @@ export class Library {
     const s = this.settings;
     return (s.checks ? FLAG_CHECKS | FLAG_POISON : 0) | (s.leak_is_error ? FLAG_LEAK_IS_ERROR : 0)
       | (this.multicore ? FLAG_MULTICORE : 0) | ((this.multicore ? s.cross_core_checks : s.checks) ? FLAG_LOG_WRITES : 0)
+      | (this.multicore && s.cross_core_checks ? FLAG_LOG_READS : 0) // reads race only between cores
       | (s.print_all_cores ? FLAG_PRINT_ALL_CORES : 0) | (s.trace ? FLAG_TRACE : 0);
   }
 

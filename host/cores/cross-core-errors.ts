@@ -1,0 +1,101 @@
+// The error of a multicore call whose cores' accesses to the output do not fit together (host/checks/cross-core.ts):
+// two cores wrote the same elements (CrossCoreWriteError), a core read elements another wrote (CrossCoreRaceError),
+// or no core wrote some (UnwrittenOutputError). Each names, per core, the statement that made the access, once a
+// rerun of the call has found it (locate-rerun.ts): the error carries the accesses to look for, and `withPlaces`
+// words it again with what was found.
+import { CrossCoreWriteError, CrossCoreRaceError, UnwrittenOutputError, type GpsimdError } from "../checks/errors.js";
+import { describePlace, functionName, type SourcePlace } from "../checks/source-locator.js";
+import type { CrossCoreFindings } from "../checks/cross-core.js";
+import type { WatchTarget, WatchedAccess } from "../checks/access-watch.js";
+import { describeGaps } from "../library/library.js";
+import type { Tensor } from "../device/tensor.js";
+
+/** A cross-core error before its statements are known: the accesses that name them, and how to word it with them. */
+export interface PendingPlaces {
+  targets: WatchTarget[];
+  /** The error again, each target's access (undefined: the rerun did not make it) in its message and details. */
+  withPlaces(found: readonly (WatchedAccess | undefined)[]): GpsimdError;
+}
+
+/** Errors thrown before their places are known, with how to find them. */
+const pending = new WeakMap<GpsimdError, PendingPlaces>();
+
+/** What it takes to name the statements of a cross-core error (null: not such an error, or nothing to look for). */
+export function pendingPlaces(e: unknown): PendingPlaces | null {
+  return e && typeof e === "object" ? pending.get(e as GpsimdError) ?? null : null;
+}
+
+/** The call's cross-core error, or null: an overlap first, then a race, then output elements no core wrote. */
+export function crossCoreError(op: string, f: CrossCoreFindings, out: Tensor): GpsimdError | null {
+  const tensor = `output (${out.describe()})`;
+  const gapsNote = f.unwritten ? `\nalso: ${describeGaps(f, true)}` : "";
+  if (f.overlaps.length) {
+    const o = f.overlaps[0];
+    const text = `${op}: cores ${o.cores[0]} and ${o.cores[1]} both wrote output elements [${o.start}, ${o.end}) of ${out.describe()}; each core must write a disjoint part of get_dst_tensor()${f.overlaps.slice(1).map((x) => `\nalso: cores ${x.cores[0]} and ${x.cores[1]} both wrote [${x.start}, ${x.end})`).join("")}${gapsNote}`;
+    const details = { tensor, overlaps: f.overlaps, gaps: f.gaps, unwritten: f.unwritten, races: f.races };
+    const make = (message: string, more: object) => new CrossCoreWriteError("E_CROSS_CORE_OVERLAP", message, { op, core: o.cores[1], details: { ...details, ...more } });
+    const targets: WatchTarget[] = [
+      { core: o.cores[0], kind: "write", start: o.start, end: o.end },
+      { core: o.cores[1], kind: "write", start: o.start, end: o.end },
+    ];
+    return withPending(make(text, {}), targets, (found) => {
+      const lines = targets.map((t, i) => `core ${t.core} ${accessText(t, found[i])}`).join("; ");
+      return make(`${text}\n${lines}`, placeDetails(targets, found, 1));
+    });
+  }
+  if (f.races.length) {
+    const r = f.races[0];
+    const more = f.races.slice(1).map((x) => `\nalso: core ${x.reader} read [${x.start}, ${x.end}), which core ${x.writer} wrote`).join("");
+    const text = `${op}: core ${r.reader} read output elements [${r.start}, ${r.end}) of ${out.describe()}, which core ${r.writer} wrote in the same call; the cores do not synchronise, so what the read returns depends on timing (read-after-write or write-after-read between cores): a core may read back only elements it writes itself${more}${gapsNote}`;
+    const details = { tensor, reader: r.reader, writer: r.writer, start: r.start, end: r.end, races: f.races, gaps: f.gaps, unwritten: f.unwritten };
+    const make = (message: string, more: object) => new CrossCoreRaceError("E_CROSS_CORE_RACE", message, { op, core: r.reader, details: { ...details, ...more } });
+    const targets: WatchTarget[] = [
+      { core: r.reader, kind: "read", start: r.start, end: r.end },
+      { core: r.writer, kind: "write", start: r.start, end: r.end },
+    ];
+    return withPending(make(text, {}), targets, (found) => {
+      const lines = targets.map((t, i) => `core ${t.core} ${accessText(t, found[i])}`).join("; ");
+      return make(`${text}\n${lines}`, placeDetails(targets, found, 0));
+    });
+  }
+  if (f.unwritten) {
+    const text = `${op}: ${describeGaps(f, true)} of ${out.describe()}; every element of get_dst_tensor() must be written by exactly one core`;
+    const details = { tensor, gaps: f.gaps, unwritten: f.unwritten };
+    const make = (message: string, more: object) => new UnwrittenOutputError("E_UNWRITTEN_OUTPUT", message, { op, details: { ...details, ...more } });
+    // The statement that wrote next to the first gap: the last element before it, or (a gap at 0) the first after it.
+    const [start, end] = f.gaps[0];
+    const [before, after] = f.gapNeighbours[0] ?? [-1, -1];
+    const target: WatchTarget | null = before >= 0 ? { core: before, kind: "write", start: start - 1, end: start }
+      : after >= 0 ? { core: after, kind: "write", start: end, end: end + 1 } : null;
+    if (!target) return make(text, {});
+    return withPending(make(text, {}), [target], (found) => {
+      const side = before >= 0 ? `the last write before [${start}, ${end})` : `the first write after [${start}, ${end})`;
+      const access = found[0];
+      const line = access ? `${side}: core ${target.core} wrote [${access.start}, ${access.end})${access.place ? describePlace(access.place) : ""}` : `${side}: core ${target.core} (its statement was not found again in a rerun)`;
+      return make(`${text}\n${line}`, placeDetails([target], found, 0));
+    });
+  }
+  return null;
+}
+
+function withPending(e: GpsimdError, targets: WatchTarget[], withPlaces: PendingPlaces["withPlaces"]): GpsimdError {
+  pending.set(e, { targets, withPlaces });
+  return e;
+}
+
+/** "wrote [2, 16) at giou (giou.cpp:52:9)" */
+function accessText(t: WatchTarget, access: WatchedAccess | undefined): string {
+  const verb = t.kind === "read" ? "read" : "wrote";
+  if (!access) return `${verb} them (its statement was not found again in a rerun)`;
+  return `${verb} [${access.start}, ${access.end})${access.place ? describePlace(access.place) : ""}`;
+}
+
+/** Each target's statement in details.places, and the main one's (index `main`) as the error's own file, line and column. */
+function placeDetails(targets: WatchTarget[], found: readonly (WatchedAccess | undefined)[], main: number): Record<string, unknown> {
+  const places = targets.map((t, i) => ({ core: t.core, access: t.kind, ...(found[i] ? { start: found[i]!.start, end: found[i]!.end } : {}), ...placeFields(found[i]?.place ?? null) }));
+  return { places, ...placeFields(found[main]?.place ?? null) };
+}
+
+function placeFields(place: SourcePlace | null): Record<string, unknown> {
+  return place ? { function: functionName(place), file: place.file ?? undefined, line: place.file ? place.line : undefined, column: place.file ? place.column : undefined } : {};
+}
