@@ -8,18 +8,19 @@
 // heap", so a call that never reached its exit is cleaned up in full.
 import { CTX_HEADER_BYTES, CTX_HEAP_BASE, CTX_HEAP_END, CTX_HEAP_PEAK } from "../device/layout.js";
 import type { MemoryViews } from "../device/memory-views.js";
+import { zeroer } from "../device/memory-fill.js";
 
 /**
  * Zeroes the part of the heap of the core at ctx that the previous call used, then marks the whole heap as used
  * until this call's exit says how much it used. Call it after the host wrote this launch's heap bounds, before the
  * core enters; returns the heap's end, for markWholeHeapUsed.
  */
-export function clearUsedHeap(views: MemoryViews, ctx: number): number {
+export function clearUsedHeap(memory: WebAssembly.Memory, views: MemoryViews, ctx: number): number {
   const view = views.view(ctx + CTX_HEADER_BYTES);
   const base = view.getUint32(ctx + CTX_HEAP_BASE, true);
   const end = view.getUint32(ctx + CTX_HEAP_END, true);
   const used = Math.min(view.getUint32(ctx + CTX_HEAP_PEAK, true), end);
-  if (used > base) new Uint8Array(views.view(used).buffer, base, used - base).fill(0);
+  if (used > base) zeroer(memory)(base, used - base);
   view.setUint32(ctx + CTX_HEAP_PEAK, end, true);
   return end;
 }

@@ -345,7 +345,7 @@ export class KernelInstance {
     const view = this.views.view(site.ctx + CTX_HEADER_BYTES);
     this.ring = { base: view.getUint32(site.ctx + CTX_PRINTF_BASE, true), size: view.getUint32(site.ctx + CTX_PRINTF_SIZE, true) };
     // Nothing the previous call on this core left on the heap (any library's) is readable by this one.
-    const heapEnd = clearUsedHeap(this.views, site.ctx);
+    const heapEnd = clearUsedHeap(this.memory, this.views, site.ctx);
     this.runStart?.();
     if (this.counters) for (const g of this.counters) g.value = 0n;
     this.tracer?.begin(this.thread);
