@@ -38,6 +38,11 @@ function merged(intervals: number[]): [number, number][] {
   return out;
 }
 
+/** Intervals [start, end, ...] sorted and merged, in the same flat form. */
+export function mergedIntervals(intervals: number[]): number[] {
+  return merged(intervals).flat();
+}
+
 /** Finds overlaps between cores and gaps in [0, numel). Reports at most `limit` of each. */
 export function checkCrossCore(writes: CoreWrites[], numel: number, limit = 8): CrossCoreFindings {
   const all: { core: number; start: number; end: number }[] = [];

@@ -21,6 +21,7 @@ import { LibraryFormatError } from "../checks/errors.js";
 import { currentStack, describePlace, functionName, type SourceLocator, type SourcePlace } from "../checks/source-locator.js";
 import { TRACE_PRINTF, type TraceWriter } from "../profiling/trace.js";
 import { activeWatch } from "../checks/access-watch.js";
+import { mergedIntervals } from "../checks/cross-core.js";
 import type { KernelSignature } from "../../build/signatures.js";
 
 /** Where a kernel runs and how to name what it touches. */
@@ -114,6 +115,8 @@ export class KernelInstance {
   private warnings: string[] = [];
   private writes: number[] = [];
   private reads: number[] = [];
+  /** Numbers in `reads` past which it is merged (sorted), so that runs read out of order do not fill the core's report. */
+  private readsBound = READS_BOUND;
   private dropped = 0;
   private enter!: (ctx: number) => void;
   private enterFrom!: (ctx: number, template: number, core: number) => void;
@@ -276,6 +279,10 @@ export class KernelInstance {
     const n = this.reads.length;
     if (n && this.reads[n - 1] === start) this.reads[n - 1] = end;
     else this.reads.push(start, end);
+    if (this.reads.length > this.readsBound) {
+      this.reads = mergedIntervals(this.reads);
+      this.readsBound = Math.max(READS_BOUND, 2 * this.reads.length);
+    }
   }
 
   private drainWriteLog(): void {
@@ -339,6 +346,7 @@ export class KernelInstance {
     this.warnings = [];
     this.writes = [];
     this.reads = [];
+    this.readsBound = READS_BOUND;
     this.dropped = 0;
     // The host rewrote the ring's place just before this run (core-regions.ts): take it now, before
     // the kernel can change the copy in its context block, and print only there.
@@ -355,7 +363,8 @@ export class KernelInstance {
       this.kernelStart?.();
       const returned = (fn(...args) ?? 0) >>> 0; // an address: wasm returns i32, device memory reaches 4 GiB
       this.exit();
-      return { returned, warnings: this.warnings, writes: this.writes, reads: this.reads, droppedPrintf: this.dropped };
+      const reads = this.reads.length > READS_BOUND ? mergedIntervals(this.reads) : this.reads;
+      return { returned, warnings: this.warnings, writes: this.writes, reads, droppedPrintf: this.dropped };
     } catch (e) {
       markWholeHeapUsed(this.views, site.ctx, heapEnd);
       this.instance = null; // never reuse an instance that failed mid-kernel
@@ -377,6 +386,9 @@ export class KernelInstance {
     return new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): ${kind}: ${what}${at}`, { op: site.op, core: site.core, details: { message: err.message, ...(where ? { ...where, function: functionName(where) } : {}) }, cause: err });
   }
 }
+
+/** Numbers of a core's read log kept unmerged (a column pass over a core's part makes a run per row). */
+const READS_BOUND = 512;
 
 /** How the C++ device runtime's stack check (assembly/cpp-abi.ts gpsimd_stack_overflow) begins its abort. */
 const STACK_OVERFLOW_ABORT = "stack overflow: the C++ stack (";

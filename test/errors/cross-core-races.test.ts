@@ -10,7 +10,7 @@ import {
   custom_op, ops, randn, shutdown, tensor, type Library,
   CrossCoreRaceError, CrossCoreWriteError, UnwrittenOutputError, ReadOnlyTensorError,
 } from "gpsimd";
-import { FIXTURES_DIR, TEST_BUILD_DIR, expectGpsimdError, snapshot } from "../helpers.js";
+import { FIXTURES_DIR, TEST_BUILD_DIR, captureOutput, expectGpsimdError, snapshot } from "../helpers.js";
 
 const KERNELS = path.join(FIXTURES_DIR, "cross-core-races", "kernels.ts");
 const SOURCE = readFileSync(KERNELS, "utf8").split("\n");
@@ -41,6 +41,13 @@ describe("no false alarm", () => {
     const got = ops.cc_races.own_second_pass(x).data() as Float32Array;
     const want = (x.data() as Float32Array).map((v) => Math.fround(Math.fround(v * 2) + 1));
     expect(got).toEqual(want);
+  });
+
+  it("reads of a core's own elements out of order, one run each, are merged: the check runs and warns of nothing", () => {
+    const x = randn([8 * 8192], { seed: 12 });
+    const { result, warnings } = captureOutput(() => ops.cc_races.own_scattered_reads(x));
+    expect(warnings).toEqual([]);
+    expect(result.data()).toEqual((x.data() as Float32Array).map((v) => v * 2));
   });
 });
 
