@@ -7,7 +7,7 @@ import { HostObject, type CallContext, type PyValue, type SourceSite } from "../
 import { atSite, errorDetails } from "../machine/site.js";
 import type { InstructionEvent, RunConsumer } from "./recorder.js";
 
-export type RuleName = "tile-control-flow" | "compile-time-int" | "sbuf-only-output";
+export type RuleName = "tile-control-flow" | "compile-time-int" | "sbuf-only-output" | "engine" | "engine-buffer";
 
 export const RULES: Readonly<Record<RuleName, { readonly title: string; readonly source: string }>> = {
   "tile-control-flow": {
@@ -21,6 +21,15 @@ export const RULES: Readonly<Record<RuleName, { readonly title: string; readonly
   "sbuf-only-output": {
     title: "iota and affine_select run on GpSimdE, which cannot access PSUM: their tiles must be in SBUF",
     source: "nki/api/nki/isa/__init__.py, iota and affine_select (\"The output dst tile must be in SBUF\"); nki/guides/architecture/trainium_inferentia2_arch.rst (GpSimd cannot access PSUM)",
+  },
+  // Each instruction's own source is in engines.ts (ENGINE_RULES); these are the general statements.
+  "engine": {
+    title: "an instruction's engine= must be one of the engines the ISA reference lists for it, able to run its operator",
+    source: "nki/api/nki/isa/__init__.py, the engine parameter of each instruction",
+  },
+  "engine-buffer": {
+    title: "the engine chosen with engine= must reach the instruction's tiles: GpSimd Engine cannot access PSUM, a Tensor Engine transpose reads SBUF and writes PSUM",
+    source: "nki/api/nki/isa/__init__.py, tensor_copy, tensor_tensor, tensor_scalar, nc_transpose; nki/guides/architecture/trainium_inferentia2_arch.rst (GpSimd cannot access PSUM)",
   },
 };
 

@@ -22,6 +22,7 @@ import { currentRun, maybeCurrentRun } from "../machine/kernel-run.js";
 import { enumNamespace, EnumValue } from "./constants.js";
 import { transpose } from "./nl-memory.js";
 import { hbm } from "../../host/device/hbm.js";
+import { checkEngineArg } from "../checks/engines.js";
 
 /**
  * Fills d with nisa.iota's pattern values: pattern [[step, num], ...] over the free axes (their
@@ -79,8 +80,12 @@ function scalarOrTile(v: PyValue, shape: readonly number[], instr: string, ctx: 
 
 function tensorScalar(instr: string, a: Bound, dest: NkiArray | null, ctx: CallContext): NkiArray {
   const data = arrayArg(a.data, "data", instr, ctx);
-  const op0 = opArg(a.op0, instr, ctx).op;
-  const op1 = a.op1 === null || a.op1 === undefined ? null : opArg(a.op1, instr, ctx).op;
+  const op0Arg = opArg(a.op0, instr, ctx), op1Arg = a.op1 === null || a.op1 === undefined ? null : opArg(a.op1, instr, ctx);
+  const op0 = op0Arg.op, op1 = op1Arg === null ? null : op1Arg.op;
+  if (a.engine !== undefined) {
+    const ops = op1Arg === null ? [op0Arg.name] : [op0Arg.name, op1Arg.name];
+    checkEngineArg(instr, a.engine, { operands: { dst: dest, data, operand0: a.operand0, operand1: a.operand1 ?? null }, ops }, ctx);
+  }
   const rev = (op: string, r: PyValue) => {
     if (r !== true) return op;
     const x = REVERSED[op];
@@ -192,10 +197,10 @@ function select(instr: string, cond: NkiArray, onTrue: PyValue, onFalse: PyValue
   checkUninit(tileEngine().select(operand(out, out.shape, fullBox(out.shape), instr, ctx), c, t, f), instr, used, ctx);
 }
 
-const ENGINES = enumNamespace("engine", ["unknown", "tensor", "vector", "scalar", "gpsimd", "activation", "sync", "pool"]);
+const ENGINES = enumNamespace("engine", ["unknown", "tensor", "vector", "scalar", "gpsimd", "dma", "activation", "sync", "pool"]);
 
 function transposeInto(instr: string, data: PyValue, engine: PyValue, dtype: NkiDType | null, dest: NkiArray | null, ctx: CallContext): NkiArray {
-  const vector = engine instanceof EnumValue && (engine.member === "vector" || engine.member === "gpsimd");
+  const vector = checkEngineArg(instr, engine, { operands: { data, dst: dest } }, ctx) === "vector";
   return transpose(instr, data, dtype, dest, ctx, vector ? "sbuf" : "psum");
 }
 
@@ -206,11 +211,13 @@ export function makeLegacyIsa(): Map<string, PyValue> {
   set("dma_copy", [["dst"], ["src"], ["mask", null], ["dst_rmw_op", null], ["oob_mode", null], ["dge_mode", null]], (a, ctx) => dmaCopy(a, ctx));
   set("tensor_copy", [["src"], ["mask", null], ["dtype", null], ["engine", null]], (a, ctx) => {
     const src = arrayArg(a.src, "src", "nisa.tensor_copy", ctx);
+    checkEngineArg("nisa.tensor_copy", a.engine, { operands: { src } }, ctx);
     const t = newTile(src.shape, dtypeArg(a.dtype, ctx) ?? src.dtype, ctx);
     copyInto("nisa.tensor_copy", t, src, a.mask, ctx);
     return t;
   });
   set("memset", [["shape"], ["value"], ["dtype"], ["mask", null], ["engine", null]], (a, ctx) => {
+    checkEngineArg("nisa.memset", a.engine, { operands: {} }, ctx);
     const t = newTile(shapeArg(a.shape, "shape", ctx), requiredDType(a.dtype, "nisa.memset", ctx), ctx);
     const v = scalarOf(a.value);
     if (v === undefined) throw new PyException("TypeError", "nisa.memset: value must be a number", ctx.site);
@@ -225,8 +232,11 @@ export function makeLegacyIsa(): Map<string, PyValue> {
     matchReplace8("nisa.nc_match_replace8", tileArg(a.data, "data", "nisa.nc_match_replace8", ctx), tileArg(a.vals, "vals", "nisa.nc_match_replace8", ctx),
       Number(scalarOf(a.imm)), a.dst_idx === null ? null : tileArg(a.dst_idx, "dst_idx", "nisa.nc_match_replace8", ctx), null, ctx));
   set("iota", [["expr"], ["dtype"], ["mask", null]], (a, ctx) => iota("nisa.iota", a.expr, requiredDType(a.dtype, "nisa.iota", ctx), null, ctx));
-  set("tensor_tensor", [["data1"], ["data2"], ["op"], ["dtype", null], ["mask", null], ["engine", null]], (a, ctx) =>
-    binaryOp("nisa.tensor_tensor", opArg(a.op, "nisa.tensor_tensor", ctx).op, a.data1, a.data2, dtypeArg(a.dtype, ctx), a.mask, ctx));
+  set("tensor_tensor", [["data1"], ["data2"], ["op"], ["dtype", null], ["mask", null], ["engine", null]], (a, ctx) => {
+    const op = opArg(a.op, "nisa.tensor_tensor", ctx);
+    checkEngineArg("nisa.tensor_tensor", a.engine, { operands: { data1: a.data1, data2: a.data2 }, ops: [op.name] }, ctx);
+    return binaryOp("nisa.tensor_tensor", op.op, a.data1, a.data2, dtypeArg(a.dtype, ctx), a.mask, ctx);
+  });
   set("tensor_scalar", [["data"], ["op0"], ["operand0"], ["reverse0", false], ["op1", null], ["operand1", null], ["reverse1", false], ["dtype", null], ["mask", null], ["engine", null]],
     (a, ctx) => tensorScalar("nisa.tensor_scalar", a, null, ctx));
   set("activation", [["op"], ["data"], ["bias", null], ["scale", 1], ["reduce_op", null], ["reduce_res", null], ["reduce_cmd", null], ["mask", null], ["dtype", null]],
@@ -339,6 +349,7 @@ function partitionReduce(instr: string, a: Bound, dest: NkiArray | null, ctx: Ca
 function dmaCopy(a: Bound, ctx: CallContext): PyValue {
   const instr = "nisa.dma_copy";
   const dst = arrayArg(a.dst, "dst", instr, ctx);
+  if (a.engine !== undefined) checkEngineArg(instr, a.engine, { operands: {}, dgeMode: a.dge_mode instanceof EnumValue ? a.dge_mode.member : undefined }, ctx);
   const oob: OobMode = a.oob_mode instanceof EnumValue && a.oob_mode.member === "skip" ? "skip" : "error";
   if (a.dst_rmw_op !== null && a.dst_rmw_op !== undefined) {
     const { op } = opArg(a.dst_rmw_op, instr, ctx);
@@ -371,11 +382,18 @@ export function makeCurrentIsa(): Map<string, PyValue> {
   const set = (name: string, params: [string, PyValue?][], body: (a: Bound, ctx: CallContext) => PyValue) => m.set(name, native(`nisa.${name}`, params, body));
   const dst = (a: Bound, instr: string, ctx: CallContext) => arrayArg(a.dst, "dst", instr, ctx);
   set("dma_copy", [["dst"], ["src"], ["priority", null], ["oob_mode", null], ["dge_mode", null], ["engine", null], ["name", null], ["dst_rmw_op", null], ["mask", null]], (a, ctx) => dmaCopy(a, ctx));
-  set("tensor_copy", [["dst"], ["src"], ["engine", null], ["name", null]], (a, ctx) => { copyInto("nisa.tensor_copy", dst(a, "nisa.tensor_copy", ctx), a.src, null, ctx); return null; });
+  set("tensor_copy", [["dst"], ["src"], ["engine", null], ["name", null]], (a, ctx) => {
+    const d = dst(a, "nisa.tensor_copy", ctx);
+    checkEngineArg("nisa.tensor_copy", a.engine, { operands: { dst: d, src: a.src } }, ctx);
+    copyInto("nisa.tensor_copy", d, a.src, null, ctx);
+    return null;
+  });
   set("memset", [["dst"], ["value"], ["engine", null], ["name", null]], (a, ctx) => {
     const v = scalarOf(a.value);
     if (v === undefined) throw new PyException("TypeError", "nisa.memset: value must be a number", ctx.site);
-    fillView("nisa.memset", dst(a, "nisa.memset", ctx), v, ctx);
+    const d = dst(a, "nisa.memset", ctx);
+    checkEngineArg("nisa.memset", a.engine, { operands: { dst: d } }, ctx);
+    fillView("nisa.memset", d, v, ctx);
     return null;
   });
   set("iota", [["dst"], ["pattern"], ["offset", 0], ["channel_multiplier", 0], ["name", null]], (a, ctx) => {
@@ -385,7 +403,9 @@ export function makeCurrentIsa(): Map<string, PyValue> {
     return null;
   });
   set("tensor_tensor", [["dst"], ["data1"], ["data2"], ["op"], ["engine", null], ["name", null]], (a, ctx) => {
-    binaryOp("nisa.tensor_tensor", opArg(a.op, "nisa.tensor_tensor", ctx).op, a.data1, a.data2, null, null, ctx, { out: dst(a, "nisa.tensor_tensor", ctx) });
+    const op = opArg(a.op, "nisa.tensor_tensor", ctx), d = dst(a, "nisa.tensor_tensor", ctx);
+    checkEngineArg("nisa.tensor_tensor", a.engine, { operands: { dst: d, data1: a.data1, data2: a.data2 }, ops: [op.name] }, ctx);
+    binaryOp("nisa.tensor_tensor", op.op, a.data1, a.data2, null, null, ctx, { out: d });
     return null;
   });
   set("tensor_scalar", [["dst"], ["data"], ["op0"], ["operand0"], ["reverse0", false], ["op1", null], ["operand1", null], ["reverse1", false], ["engine", null], ["name", null]],

@@ -2,12 +2,13 @@
 // instructions of one Python call are one NKI instruction (a scan issues one per column), placed on
 // the engine NKI's compiler would use (an HBM operand: a DMA; matmul, transposes and partition
 // broadcasts: TensorE; activations: ScalarE; iota, affine_select, memset: GpSimdE unless PSUM is
-// involved; the rest: VectorE). An instruction's engine= argument is not seen here: the default engine
-// is assumed.
+// involved; the rest: VectorE). An instruction given an allowed engine= (checks/engines.ts) is placed on
+// that engine instead; a DMA stays a DMA (dma_copy's engine= only chooses who generates descriptors).
 import type { SourceSite } from "../python/values.js";
 import type { KernelRun } from "../machine/kernel-run.js";
 import type { Access, InstructionEvent } from "../checks/recorder.js";
 import type { EngineName, InstructionShape } from "./cost.js";
+import { requestedEngine, type NkiEngine } from "../checks/engines.js";
 
 export interface NkiInstruction extends InstructionShape {
   readonly site: SourceSite | undefined;
@@ -23,8 +24,13 @@ const TENSOR = /matmul|nc_transpose|^nl\.transpose|^nisa\.transpose/;
 const SCALAR = /activation|^nl\.(exp|log|tanh|sigmoid|gelu\w*|silu\w*|sqrt|rsqrt|sin|cos|tan|arctan|erf\w*|softplus|mish|relu|square|softmax)\b|^operator - \(nl\.negative\)/;
 const GPSIMD = /iota|affine_select|memset|^nl\.(zeros|ones|full)\b|shared_identity|local_gather/;
 
-export function engineOf(name: string, accesses: readonly Access[]): EngineName {
+/** The profile's lane of each engine= choice that names a compute engine. */
+const LANE_OF: Partial<Record<NkiEngine, EngineName>> = { tensor: "Tensor", vector: "Vector", scalar: "Scalar", gpsimd: "GpSimd" };
+
+export function engineOf(name: string, accesses: readonly Access[], requested?: NkiEngine): EngineName {
   if (accesses.some((a) => a.storage.isHbm)) return "DMA";
+  const lane = requested && LANE_OF[requested];
+  if (lane) return lane;
   if (TENSOR.test(name) || isPartitionBroadcast(name, accesses)) return "Tensor";
   if (SCALAR.test(name)) return "Scalar";
   if (GPSIMD.test(name)) return accesses.some((a) => a.storage.kind === "psum") ? "Vector" : "GpSimd";
@@ -74,7 +80,7 @@ function withPsumInputs(list: NkiInstruction[]): NkiInstruction[] {
 function summarise(group: readonly InstructionEvent[]): NkiInstruction {
   const first = group[0];
   const accesses = group.flatMap((e) => e.accesses);
-  const engine = engineOf(first.name, accesses);
+  const engine = engineOf(first.name, accesses, requestedEngine(first.call));
   const written = new Map<Access["storage"], { lo: number[]; hi: number[]; partitions: number }>();
   const read = new Set<Access["storage"]>();
   const overwritten = new Set<Access["storage"]>();
