@@ -125,6 +125,28 @@ def k(a):
     expect(e.message).toContain("cannot run nl.power");
   });
 
+  test("nisa.engine.dma (the reference's DMA member) for a tensor_copy; a value that is no engine", () => {
+    ruleAt(`
+@nki.jit
+def k(a):
+  t = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+  nisa.dma_copy(dst=t, src=a)
+  nisa.tensor_copy(dst=t, src=t, engine=nisa.engine.dma)
+  return a
+`, "engine", 10, "nisa.tensor_copy", "dma", ["vector", "scalar", "gpsimd"]);
+    const { program, kernel } = load(`
+@nki.jit
+def k(a):
+  t = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+  nisa.memset(dst=t, value=0.0, engine=nisa.dge_mode.hwdge)
+  return a
+`, CURRENT);
+    const e = thrown(() => launchKernel(program, kernel, [T([128, 64])]));
+    expect(e).toBeInstanceOf(NkiRuleError);
+    expect(e.details).toMatchObject({ rule: "engine", line: 9, instruction: "nisa.memset" });
+    expect(e.message).toContain("nisa.memset(engine=dge_mode.hwdge) is not an engine; pass one of nisa.engine.vector, nisa.engine.gpsimd or nisa.engine.unknown");
+  });
+
   test("nisa.dma_copy: engine= is Sync or Scalar, and only with dge_mode=hwdge", () => {
     ruleAt(`
 @nki.jit
