@@ -109,7 +109,7 @@ function buildPlace(d: Record<string, unknown>): Pick<Problem, "file" | "line" |
   return m ? { file: m[1], line: Number(m[2]), column: Number(m[3]) } : {};
 }
 
-/** The cross-core overlap's range is in the message's words only: "[start, end)" of the output. */
+/** A cross-core overlap's or race's range is in the message's words: "[start, end)" of the output. */
 function overlapRange(e: GpsimdError): [number, number] | undefined {
   const m = /elements \[(\d+), (\d+)\)/.exec(e.message);
   return m ? [Number(m[1]), Number(m[2]) - 1] : undefined;
@@ -125,7 +125,7 @@ export function problemOf(e: GpsimdError): Problem {
   const d = e.details ?? {};
   const r = ranges(e.code, d);
   const instance = Array.isArray(d.instance) ? (d.instance as unknown[]).filter((x): x is number => typeof x === "number") : num(d.instance) !== undefined ? [d.instance as number] : undefined;
-  const index = r.index ?? (e.code === "E_CROSS_CORE_OVERLAP" ? overlapRange(e) : undefined);
+  const index = r.index ?? (e.code === "E_CROSS_CORE_OVERLAP" || e.code === "E_CROSS_CORE_RACE" ? overlapRange(e) : undefined);
   const problem: Problem = {
     class: e.name, code: e.code, message: e.message,
     op: e.op, kernel: str(d.kernel), core: e.core ?? num(d.core), instance,

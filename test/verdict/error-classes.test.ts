@@ -115,6 +115,7 @@ describe("one mapping of detail spellings onto the schema's fields", () => {
   it("a race's shared range and a cross-core overlap's elements are index ranges", () => {
     expect(problemOf(INSTANCES.NkiRaceError())).toMatchObject({ index: [0, 127], location: { space: "hbm", name: "out" } });
     expect(problemOf(INSTANCES.CrossCoreWriteError())).toMatchObject({ index: [3, 6], location: { space: "tensor" } });
+    expect(problemOf(INSTANCES.CrossCoreRaceError())).toMatchObject({ index: [16, 16], location: { space: "tensor" }, core: 0, tensor: "output (float32[2, 8])", file: "giou.cpp", line: 26 });
     expect(problemOf(INSTANCES.UnwrittenOutputError())).toMatchObject({ index: [0, 15] });
   });
   it("a verdict without errors is ok, with warnings only is warnings", () => {
