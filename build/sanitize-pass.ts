@@ -7,10 +7,13 @@
 //   optimized and emitted (for AssemblyScript, in asc's afterCompile hook, where
 //   the module still carries its debug locations for the source map). The
 //   module must have one 32-bit memory (the pass does not look at memory names).
-// - It adds five imports from module "sanitize" (SANITIZE_IMPORTS):
+// - It adds seven imports from module "sanitize" (SANITIZE_IMPORTS):
 //     load(addr, offset, bytes) -> addr          a kernel read of [addr + offset, + bytes)
 //     store(addr, offset, bytes) -> addr         a kernel write (read-modify-writes count as writes)
 //     runtime_load / runtime_store (same)        the same, by the kernel library's own code
+//     bulk_load / bulk_store (same)              a kernel memory.copy's source and destination, a memory.fill's
+//                                                or memory.init's destination (sanitize mode's initcheck carries
+//                                                a copy's written bytes over and does not check them as reads)
 //     memory_grow(delta) -> never returns        a kernel may not grow the shared device memory
 //   `bytes` is an unsigned i32, a constant or the run-time length of a bulk
 //   instruction; each check returns its address unchanged or throws.
@@ -37,6 +40,7 @@ import { SANITIZE_MODULE } from "../host/checks/sanitizer-fast-path.js";
 const HOOKS = {
   load: "__sanitize_load", store: "__sanitize_store",
   runtime_load: "__sanitize_runtime_load", runtime_store: "__sanitize_runtime_store",
+  bulk_load: "__sanitize_bulk_load", bulk_store: "__sanitize_bulk_store",
   memory_grow: "__sanitize_memory_grow",
 } as const;
 /** The imports an instrumented module needs (host/checks/sanitizer.ts provides them). */
@@ -102,6 +106,8 @@ export function instrumentMemory(module: binaryen.Module, options: InstrumentOpt
     const runtime = options.isRuntime(info.name);
     const load = runtime ? HOOKS.runtime_load : HOOKS.load;
     const store = runtime ? HOOKS.runtime_store : HOOKS.store;
+    const bulkLoad = runtime ? HOOKS.runtime_load : HOOKS.bulk_load;
+    const bulkStore = runtime ? HOOKS.runtime_store : HOOKS.bulk_store;
     /** ptr, checked: (call hook ptr offset bytes). */
     const checked = (hook: string, ptr: number, offset: number, bytes: number) => module.call(hook, [ptr, c(offset), c(bytes)], i32);
     /** A fresh i32 local of this function. */
@@ -141,15 +147,15 @@ export function instrumentMemory(module: binaryen.Module, options: InstrumentOpt
         B.SIMDLoadStoreLane.setPtr(expr, checked(hook, B.SIMDLoadStoreLane.getPtr(expr), B.SIMDLoadStoreLane.getOffset(expr), SIMD_LANE_BYTES.get(B.SIMDLoadStoreLane.getOp(expr))!));
       } else if (id === binaryen.MemoryCopyId) {
         const { block, second, size } = bulk(B.MemoryCopy.getDest(expr), B.MemoryCopy.getSource(expr), B.MemoryCopy.getSize(expr),
-          (d, s, n) => [module.call(load, [get(s), c(0), get(n)], i32), module.call(store, [get(d), c(0), get(n)], i32)]);
+          (d, s, n) => [module.call(bulkLoad, [get(s), c(0), get(n)], i32), module.call(bulkStore, [get(d), c(0), get(n)], i32)]);
         B.MemoryCopy.setDest(expr, block); B.MemoryCopy.setSource(expr, second); B.MemoryCopy.setSize(expr, size);
       } else if (id === binaryen.MemoryFillId) {
         const { block, second, size } = bulk(B.MemoryFill.getDest(expr), B.MemoryFill.getValue(expr), B.MemoryFill.getSize(expr),
-          (d, _v, n) => [module.call(store, [get(d), c(0), get(n)], i32)]);
+          (d, _v, n) => [module.call(bulkStore, [get(d), c(0), get(n)], i32)]);
         B.MemoryFill.setDest(expr, block); B.MemoryFill.setValue(expr, second); B.MemoryFill.setSize(expr, size);
       } else if (id === binaryen.MemoryInitId) {
         const { block, second, size } = bulk(B.MemoryInit.getDest(expr), B.MemoryInit.getOffset(expr), B.MemoryInit.getSize(expr),
-          (d, _o, n) => [module.call(store, [get(d), c(0), get(n)], i32)]);
+          (d, _o, n) => [module.call(bulkStore, [get(d), c(0), get(n)], i32)]);
         B.MemoryInit.setDest(expr, block); B.MemoryInit.setOffset(expr, second); B.MemoryInit.setSize(expr, size);
       } else if (id === binaryen.MemoryGrowId) {
         B.MemoryGrow.setDelta(expr, module.call(HOOKS.memory_grow, [B.MemoryGrow.getDelta(expr)], i32));

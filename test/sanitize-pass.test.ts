@@ -52,6 +52,7 @@ function instrumented(): { exports: Record<string, (...a: number[]) => number>; 
     env: { memory, order: (x: number, tag: number) => { calls.push(["order", tag, x, 0]); return x; } },
     sanitize: {
       load: check("load"), store: check("store"), runtime_load: check("runtime_load"), runtime_store: check("runtime_store"),
+      bulk_load: check("bulk_load"), bulk_store: check("bulk_store"),
       memory_grow: (delta: number) => { calls.push(["memory_grow", delta, 0, 0]); throw new Error("grow refused"); },
     },
   });
@@ -72,20 +73,20 @@ describe("build/sanitize-pass.ts", () => {
     }
   });
 
-  it("memory.copy evaluates its operands once, in order, then checks both ranges with the run-time length, and copies", () => {
+  it("memory.copy evaluates its operands once, in order, then checks both ranges (as a bulk load and store) with the run-time length, and copies", () => {
     const { exports, calls, memory } = instrumented();
     const bytes = new Uint8Array(memory.buffer);
     bytes.set([1, 2, 3, 4, 5], 200);
     exports.copy(300, 200, 5);
-    expect(calls).toEqual([["order", 1, 300, 0], ["order", 2, 200, 0], ["order", 3, 5, 0], ["load", 200, 0, 5], ["store", 300, 0, 5]]);
+    expect(calls).toEqual([["order", 1, 300, 0], ["order", 2, 200, 0], ["order", 3, 5, 0], ["bulk_load", 200, 0, 5], ["bulk_store", 300, 0, 5]]);
     expect(Array.from(bytes.subarray(300, 305))).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it("memory.fill and memory.init check the destination range, then write", () => {
+  it("memory.fill and memory.init check the destination range (as a bulk store), then write", () => {
     const { exports, calls, memory } = instrumented();
     exports.fill(400, 6);
     exports.init(500);
-    expect(calls).toEqual([["store", 400, 0, 6], ["store", 500, 0, 3]]);
+    expect(calls).toEqual([["bulk_store", 400, 0, 6], ["bulk_store", 500, 0, 3]]);
     const bytes = new Uint8Array(memory.buffer);
     expect(Array.from(bytes.subarray(400, 407))).toEqual([9, 9, 9, 9, 9, 9, 0]);
     expect(new TextDecoder().decode(bytes.subarray(500, 503))).toBe("bcd");
@@ -95,7 +96,7 @@ describe("build/sanitize-pass.ts", () => {
     const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
     const refuse = () => { throw new Error("refused"); };
     const { exports } = new WebAssembly.Instance(compiledWat(), {
-      env: { memory, order: (x: number) => x }, sanitize: { load: refuse, store: refuse, runtime_load: refuse, runtime_store: refuse, memory_grow: refuse },
+      env: { memory, order: (x: number) => x }, sanitize: { load: refuse, store: refuse, runtime_load: refuse, runtime_store: refuse, bulk_load: refuse, bulk_store: refuse, memory_grow: refuse },
     });
     expect(() => (exports.fill as (d: number, n: number) => void)(600, 4)).toThrow("refused");
     expect(Array.from(new Uint8Array(memory.buffer, 600, 4))).toEqual([0, 0, 0, 0]);

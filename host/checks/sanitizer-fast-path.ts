@@ -19,7 +19,18 @@
 // runtime_load and runtime_store (the kernel library's own accesses) also
 // accept the header's runtime-writable windows (stores) and a live block's
 // guard bytes. miss() moves the block it accepts into the caches.
+//
+// The core's kernel heap (with a C++ kernel's stack) has an initcheck: a bit
+// per heap byte (the written-map, just past the heap: host/device/core-
+// regions.ts), set by every store there of up to 16 bytes (longer ones set it
+// in miss()), and checked by every kernel load of up to 16 bytes: a load of a
+// byte whose bit is clear goes to miss(), which names it. The kernel
+// library's own loads, and bulk_load (a kernel memory.copy's source: the copy
+// carries its bits over, host/checks/sanitizer.ts), are not checked. The
+// highest heap address a store marked is kept in the word before the bits,
+// so that the next run clears only the bits this one set.
 import { CTX_TCM_TABLE, CTX_TCM_NBLOCKS, CTX_FREED_NEXT, TCMB_PTR, TCMB_SIZE, TCMB_BYTES, TCM_GUARD_BYTES, TCM_ALIGN } from "../device/layout.js";
+import { HEAP_MARKED_END, HEAP_WRITTEN_BITS } from "../device/heap-written-map.js";
 
 const I32 = 0x7f, I64 = 0x7e;
 const FUNC = 0x60, MUT = 0x01, EMPTY_BLOCK = 0x40, KIND_FUNC = 0x00, KIND_MEMORY = 0x02, KIND_GLOBAL = 0x03;
@@ -27,6 +38,7 @@ const OP = {
   block: 0x02, loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, globalSet: 0x24, i32Eq: 0x46, br: 0x0c, brIf: 0x0d, return: 0x0f, call: 0x10,
   localGet: 0x20, localSet: 0x21, localTee: 0x22, globalGet: 0x23, i32Load: 0x28, i32Const: 0x41, i64Const: 0x42,
   i32GeU: 0x4f, i64LeU: 0x58, i64GeU: 0x5a, i32Add: 0x6a, i32And: 0x71, i32Shl: 0x74, i64Add: 0x7c, i64And: 0x83, i64ExtendI32U: 0xad,
+  i32Store: 0x36, i32GtU: 0x4b, i32LeU: 0x4d, i32Sub: 0x6b, i32Or: 0x72, i32ShrU: 0x76, i64Sub: 0x7d, i32WrapI64: 0xa7,
 };
 const SECTION = { type: 1, import: 2, function: 3, global: 6, export: 7, code: 10 };
 
@@ -34,22 +46,29 @@ const SECTION = { type: 1, import: 2, function: 3, global: 6, export: 7, code: 1
 const GLOBALS = [
   "privateLo", "privateHi", "staticLo", "staticHi", "readLo", "readHi", "read2Lo", "read2Hi", "writeLo", "writeHi", "write2Lo", "write2Hi",
   "headerLo", "headerHi", "windowLo", "windowHi", "descWindowLo", "descWindowHi", "tcmLo", "tcmHi",
-  "liveLo", "liveHi", "live2Lo", "live2Hi",
+  "liveLo", "liveHi", "live2Lo", "live2Hi", "heapLo", "heapHi",
 ] as const;
 type GlobalName = (typeof GLOBALS)[number];
 const g = (name: GlobalName) => GLOBALS.indexOf(name);
 const CTX_GLOBAL = GLOBALS.length;
 /** i32 global: the core's count of TCM frees when the live blocks were cached (a free makes them stale). */
 const LIVE_GEN_GLOBAL = GLOBALS.length + 1;
+/** i32 global: the address of the heap's written-map (its marked-end word, then a bit per heap byte from heapLo); 0 when no heap is set. */
+const HEAP_MAP_GLOBAL = GLOBALS.length + 2;
 
 /** Version of the instrumentation's imports: part of a sanitize-mode library's hash, so a change rebuilds old libraries. */
-export const SANITIZE_ABI = 2;
+export const SANITIZE_ABI = 3;
 
 /** The import module of the checks in an instrumented kernel (build/sanitize-pass.ts). */
 export const SANITIZE_MODULE = "sanitize";
 
-/** The checks, in export order; kind is what miss() receives: bit 0 store, bit 1 the kernel library's runtime. */
-export const CHECKS = ["load", "store", "runtime_load", "runtime_store"] as const;
+/**
+ * The checks, in export order; kind is what miss() receives: bit 0 store, bit 1 the kernel library's runtime, bit 2
+ * a kernel bulk load (memory.copy's source: not initchecked).
+ */
+export const CHECKS = ["load", "store", "runtime_load", "runtime_store", "bulk_load"] as const;
+/** miss()'s kind bits. */
+export const KIND_STORE = 1, KIND_RUNTIME = 2, KIND_BULK = 4;
 
 function uleb(n: number): number[] {
   const out: number[] = [];
@@ -75,8 +94,9 @@ const section = (id: number, items: number[][]) => { const body = vec(items); re
 const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
 const body = (locals: number[][], code: number[]) => { const b = [...vec(locals), ...code, OP.end]; return [...uleb(b.length), ...b]; };
 
-// Params: 0 addr, 1 offset, 2 bytes; locals: 3 a (i64), 4 e (i64), 5 start (i64), 6 entry (i32), 7 entries end (i32).
-const [ADDR, OFFSET, BYTES, A, E, START, ENTRY, ENTRIES_END] = [0, 1, 2, 3, 4, 5, 6, 7];
+// Params: 0 addr, 1 offset, 2 bytes; locals: 3 a (i64), 4 e (i64), 5 start (i64), 6 entry (i32), 7 entries end (i32),
+// 8 the written-map's address of a's bit (i32), 9 the mask of the access's bits there (i32).
+const [ADDR, OFFSET, BYTES, A, E, START, ENTRY, ENTRIES_END, MAP_AT, MASK] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 
 /** if (a >= lo && e <= hi) return addr */
 const accept = (lo: GlobalName, hi: GlobalName) => [
@@ -126,13 +146,47 @@ function acceptLiveTcm(kind: number): number[] {
   ];
 }
 
+/**
+ * Inside the heap: a store of up to 16 bytes sets its bits in the written-map (and raises the marked end), a kernel
+ * load of up to 16 bytes is accepted when all its bits are set; anything longer, and a load of a byte never written,
+ * goes to miss(). The kernel library's loads and bulk loads are accepted as they are.
+ *   off = i32(a - heapLo); mapAt = map + 16 + (off >> 3); mask = ((1 << bytes) - 1) << (off & 7)
+ */
+function heapCheck(kind: number): number[] {
+  const store = (kind & KIND_STORE) !== 0, unchecked = !store && (kind & (KIND_RUNTIME | KIND_BULK)) !== 0;
+  const inHeap = [OP.localGet, A, OP.globalGet, g("heapLo"), OP.i64GeU, OP.localGet, E, OP.globalGet, g("heapHi"), OP.i64LeU, OP.i32And];
+  if (unchecked) return [...inHeap, OP.if, EMPTY_BLOCK, OP.localGet, ADDR, OP.return, OP.end];
+  const off = [OP.localGet, A, OP.globalGet, g("heapLo"), OP.i64Sub, OP.i32WrapI64];
+  const word = [OP.localGet, MAP_AT, OP.i32Load, 0, 0]; // unaligned: align hint 2^0
+  const short = [OP.localGet, BYTES, OP.i32Const, 16, OP.i32LeU];
+  const marked = [OP.globalGet, HEAP_MAP_GLOBAL, OP.i32Load, 2, ...uleb(HEAP_MARKED_END)];
+  const eWord = [OP.localGet, E, OP.i32WrapI64];
+  const onShort = store
+    ? [
+      OP.localGet, MAP_AT, ...word, OP.localGet, MASK, OP.i32Or, OP.i32Store, 0, 0,
+      ...eWord, ...marked, OP.i32GtU, OP.if, EMPTY_BLOCK, OP.globalGet, HEAP_MAP_GLOBAL, ...eWord, OP.i32Store, 2, ...uleb(HEAP_MARKED_END), OP.end,
+      OP.localGet, ADDR, OP.return,
+    ]
+    : [...word, OP.localGet, MASK, OP.i32And, OP.localGet, MASK, OP.i32Eq, OP.if, EMPTY_BLOCK, OP.localGet, ADDR, OP.return, OP.end];
+  return [
+    ...inHeap, OP.if, EMPTY_BLOCK,
+    ...short, OP.if, EMPTY_BLOCK,
+    OP.globalGet, HEAP_MAP_GLOBAL, OP.i32Const, ...sleb(HEAP_WRITTEN_BITS), OP.i32Add, ...off, OP.i32Const, 3, OP.i32ShrU, OP.i32Add, OP.localSet, MAP_AT,
+    OP.i32Const, 1, OP.localGet, BYTES, OP.i32Shl, OP.i32Const, 1, OP.i32Sub, ...off, OP.i32Const, 7, OP.i32And, OP.i32Shl, OP.localSet, MASK,
+    ...onShort,
+    OP.end,
+    ...miss(kind),
+    OP.end,
+  ];
+}
+
 /** One check; kind as in CHECKS. */
 function checkBody(kind: number): number[] {
   const store = (kind & 1) !== 0, runtime = (kind & 2) !== 0;
-  return body([[3, I64], [2, I32]], [
+  return body([[3, I64], [4, I32]], [
     OP.localGet, ADDR, OP.i64ExtendI32U, OP.localGet, OFFSET, OP.i64ExtendI32U, OP.i64Add, OP.localSet, A,
     OP.localGet, A, OP.localGet, BYTES, OP.i64ExtendI32U, OP.i64Add, OP.localSet, E,
-    ...acceptLiveTcm(kind), ...accept("privateLo", "privateHi"), ...accept("staticLo", "staticHi"),
+    ...acceptLiveTcm(kind), ...heapCheck(kind), ...accept("privateLo", "privateHi"), ...accept("staticLo", "staticHi"),
     ...(store ? [...accept("writeLo", "writeHi"), ...accept("write2Lo", "write2Hi")] : [...accept("readLo", "readHi"), ...accept("read2Lo", "read2Hi")]),
     ...(!store ? accept("headerLo", "headerHi") : runtime ? [...accept("windowLo", "windowHi"), ...accept("descWindowLo", "descWindowHi")] : []),
     ...miss(kind),
@@ -142,9 +196,11 @@ function checkBody(kind: number): number[] {
 function assemble(): Uint8Array<ArrayBuffer> {
   // Type 0: (i32 x4) -> i32, miss; type 1: (i32 x3) -> i32, the checks.
   const types = [[FUNC, ...vec([[I32], [I32], [I32], [I32]]), 1, I32], [FUNC, ...vec([[I32], [I32], [I32]]), 1, I32]];
-  const globals = [...GLOBALS.map(() => [I64, MUT, OP.i64Const, 0, OP.end]), [I32, MUT, OP.i32Const, 0, OP.end], [I32, MUT, OP.i32Const, 0, OP.end]];
+  const i32Global = [I32, MUT, OP.i32Const, 0, OP.end];
+  const globals = [...GLOBALS.map(() => [I64, MUT, OP.i64Const, 0, OP.end]), i32Global, i32Global, i32Global];
   const exports = [
     ...GLOBALS.map((n, i) => [...name(n), KIND_GLOBAL, i]), [...name("ctx"), KIND_GLOBAL, CTX_GLOBAL], [...name("liveGen"), KIND_GLOBAL, LIVE_GEN_GLOBAL],
+    [...name("heapMap"), KIND_GLOBAL, HEAP_MAP_GLOBAL],
     ...CHECKS.map((n, i) => [...name(n), KIND_FUNC, i + 1]),
   ];
   return new Uint8Array([
@@ -155,7 +211,7 @@ function assemble(): Uint8Array<ArrayBuffer> {
     ...section(SECTION.function, CHECKS.map(() => [1])),
     ...section(SECTION.global, globals),
     ...section(SECTION.export, exports),
-    ...section(SECTION.code, CHECKS.map((_, kind) => checkBody(kind))),
+    ...section(SECTION.code, CHECKS.map((_, kind) => checkBody(kind))), // kind = export index: bulk_load is 4 (KIND_BULK)
   ]);
 }
 
@@ -165,7 +221,7 @@ let compiled: WebAssembly.Module | null = null;
 export type Miss = (addr: number, offset: number, bytes: number, kind: number) => number;
 
 /** A block the fast path accepts. */
-export type Block = "private" | "static" | "read" | "write" | "header" | "window" | "descWindow" | "tcm";
+export type Block = "private" | "static" | "read" | "write" | "header" | "window" | "descWindow" | "tcm" | "heap";
 
 /** One instance of the fast path: the checks a sanitized kernel imports, and the blocks they accept. */
 export class FastPath {
@@ -174,6 +230,7 @@ export class FastPath {
   private readonly globals: Record<GlobalName, WebAssembly.Global>;
   private readonly ctx: WebAssembly.Global;
   private readonly liveGen: WebAssembly.Global;
+  private readonly heapMap: WebAssembly.Global;
 
   constructor(memory: WebAssembly.Memory, miss: Miss) {
     compiled ??= new WebAssembly.Module(assemble());
@@ -182,6 +239,7 @@ export class FastPath {
     this.globals = Object.fromEntries(GLOBALS.map((n) => [n, exports[n] as WebAssembly.Global])) as Record<GlobalName, WebAssembly.Global>;
     this.ctx = exports.ctx as WebAssembly.Global;
     this.liveGen = exports.liveGen as WebAssembly.Global;
+    this.heapMap = exports.heapMap as WebAssembly.Global;
   }
 
   /**
@@ -204,10 +262,17 @@ export class FastPath {
     this.ctx.value = ctx;
   }
 
+  /** The running core's kernel heap [lo, hi), initchecked against the written-map at `map` (host/device/heap-written-map.ts). */
+  heap(lo: number, hi: number, map: number): void {
+    this.accept("heap", lo, hi);
+    this.heapMap.value = map;
+  }
+
   /** Accepts nothing: every access goes to miss. */
   clear(): void {
     for (const n of GLOBALS) this.globals[n].value = 0n;
     this.ctx.value = 0;
     this.liveGen.value = 0;
+    this.heapMap.value = 0;
   }
 }

@@ -11,7 +11,13 @@
 //   while the core enters, before the kernel starts;
 // - in the TCM arena only blocks tcm_malloc handed out and not yet freed are
 //   reachable (the kernel library also reaches their guard bytes);
-// - the printf ring and the kernel heap are free to use.
+// - the printf ring and the kernel heap are free to use, but a kernel load of
+//   heap bytes (the C++ stack is on the heap) that nothing wrote since the
+//   call started is E_SANITIZE_UNINIT: a bit per heap byte says which were
+//   written (host/device/heap-written-map.ts), set by every store, the kernel
+//   library's too; a memory.copy carries its source's bits to its
+//   destination instead of checking them (a struct's padding, a partly
+//   filled buffer copied whole), so the read that uses them is named.
 //
 // The regions are computed once per run, at its first access, from the host's
 // descriptors (for a core of the pool, from the launch template, which the
@@ -24,7 +30,10 @@ import {
   CTX_TCM_TABLE, CTX_TCM_NBLOCKS, CTX_FREED, CTX_FREED_NEXT, MAX_FREED, MAX_TCM_BLOCKS, TCMB_BYTES, TCMB_PTR, TCMB_SIZE,
   TCM_ARENA_BYTES, TCM_GUARD_BYTES, TCM_ALIGN, TD_DATA, TD_DTYPE, TD_NUMEL, TD_FLAGS, TD_SLOT, TD_POLICY, TD_SIZES, TDF_READ_ONLY,
 } from "../device/layout.js";
-import { FastPath, CHECKS, SANITIZE_MODULE } from "./sanitizer-fast-path.js";
+import { FastPath, CHECKS, SANITIZE_MODULE, KIND_STORE, KIND_RUNTIME, KIND_BULK } from "./sanitizer-fast-path.js";
+import { HEAP_MARKED_END, HEAP_WRITTEN_BITS, heapWrittenMapAt } from "../device/heap-written-map.js";
+import { zeroer } from "../device/memory-fill.js";
+import { CTX_HEAP_BASE } from "../device/layout.js";
 import { currentStack, describePlace, functionName, type SourceLocator, type SourcePlace } from "./source-locator.js";
 import type { KernelInstance, CoreSite } from "../cores/kernel-instance.js";
 
@@ -102,6 +111,18 @@ function accessingPlace(locator: SourceLocator, stack: string): SourcePlace | nu
 /** The running core's private memory, as the sanitizer divides it. */
 interface CoreLayout { ctx: number; tcm: number; privateStart: number; privateEnd: number; hostDescriptors: number; }
 
+/** The running core's kernel heap [base, end) and its written-map. */
+interface HeapLayout { base: number; end: number; map: number; }
+
+/** The heap of the core whose context block is at ctx, as the host wrote it for this launch. */
+function heapLayout(view: DataView, ctx: number): HeapLayout {
+  const base = view.getUint32(ctx + CTX_HEAP_BASE, true), end = view.getUint32(ctx + CTX_HEAP_END, true);
+  return { base, end: Math.max(base, end), map: heapWrittenMapAt(end) };
+}
+
+/** AssemblyScript's heap blocks (assembly/rt/stub.ts): a u32 payload size, then the payload, 16-byte aligned. */
+const BLOCK_OVERHEAD = 4, AL_MASK = 15;
+
 /** Checks one kernel instance's memory accesses against the regions of the run in progress. */
 class Sanitizer {
   /** The per-access check, in wasm; it calls miss() for what its blocks do not accept. */
@@ -114,6 +135,9 @@ class Sanitizer {
   private entering = false;
   private regions: Region[] = [];
   private core: CoreLayout | null = null;
+  private heap: HeapLayout | null = null;
+  /** The source of the kernel memory.copy being checked (its bulk_load came just before its bulk_store). */
+  private copySource: { start: number; bytes: number } | null = null;
 
   constructor(private readonly instance: KernelInstance, private readonly scope: SanitizerScope) {
     this.fast = new FastPath(scope.memory, (addr, offset, bytes, kind) => this.miss(addr, offset, bytes, kind));
@@ -121,19 +145,84 @@ class Sanitizer {
       this.stale = true;
       this.entering = true;
       this.fast.clear();
+      this.copySource = null;
+      this.forgetWrittenHeap();
     });
     instance.onKernelStart(() => { this.entering = false; });
   }
 
+  /** Every heap byte unwritten for the run that starts: clears the bits the last run on this core set (the marked end says how far). */
+  private forgetWrittenHeap(): void {
+    const site = this.runningSite();
+    if (!site) return;
+    const view = new DataView(this.scope.memory.buffer);
+    const { base, map } = heapLayout(view, site.ctx);
+    const marked = view.getUint32(map + HEAP_MARKED_END, true);
+    if (marked > base) zeroer(this.scope.memory)(map + HEAP_WRITTEN_BITS, Math.ceil((marked - base) / 8) + 1);
+    view.setUint32(map + HEAP_MARKED_END, base, true);
+  }
+
+  /** Marks heap bytes [a, e) written (a store the fast path left to this side: longer than 16 bytes, or before the regions were set). */
+  private markWritten(heap: HeapLayout, a: number, e: number): void {
+    const bits = new Uint8Array(this.scope.memory.buffer, heap.map + HEAP_WRITTEN_BITS);
+    for (let p = a - heap.base, end = e - heap.base; p < end;) {
+      if ((p & 7) === 0 && end - p >= 8) { bits[p >> 3] = 0xff; p += 8; } else { bits[p >> 3] |= 1 << (p & 7); p++; }
+    }
+    const view = new DataView(this.scope.memory.buffer);
+    if (e > view.getUint32(heap.map + HEAP_MARKED_END, true)) view.setUint32(heap.map + HEAP_MARKED_END, e, true);
+  }
+
+  /** The first byte of heap bytes [a, e) that no store wrote in this run, or -1. */
+  private firstUnwritten(heap: HeapLayout, a: number, e: number): number {
+    const bits = new Uint8Array(this.scope.memory.buffer, heap.map + HEAP_WRITTEN_BITS);
+    for (let p = a - heap.base; p < e - heap.base; p++) if (!(bits[p >> 3] & (1 << (p & 7)))) return p + heap.base;
+    return -1;
+  }
+
+  /** A kernel memory.copy's source [a, a + bytes) was checked; its destination comes next (afterBulkStore). */
+  afterBulkLoad(addr: number, offset: number, bytes: number): void {
+    this.copySource = { start: (addr >>> 0) + (offset >>> 0), bytes: bytes >>> 0 };
+  }
+
+  /**
+   * A kernel memory.copy, memory.fill or memory.init wrote [a, a + bytes) (the store check marked it written): a
+   * copy from the heap carries its source's bits over, so bytes copied from where nothing wrote stay unwritten.
+   */
+  afterBulkStore(addr: number, offset: number, bytes: number): void {
+    const source = this.copySource;
+    this.copySource = null;
+    const heap = this.heap, n = bytes >>> 0, a = (addr >>> 0) + (offset >>> 0);
+    if (!source || !heap || source.bytes !== n || n === 0) return;
+    const inHeap = (p: number) => p >= heap.base && p + n <= heap.end;
+    if (!inHeap(source.start) || !inHeap(a)) return;
+    if (this.firstUnwritten(heap, source.start, source.start + n) < 0) return; // all written: the store marked the destination so
+    const bits = new Uint8Array(this.scope.memory.buffer, heap.map + HEAP_WRITTEN_BITS);
+    const written = Uint8Array.from({ length: n }, (_, i) => { const p = source.start - heap.base + i; return (bits[p >> 3] >> (p & 7)) & 1; });
+    for (let i = 0; i < n; i++) {
+      const p = a - heap.base + i;
+      if (written[i]) bits[p >> 3] |= 1 << (p & 7);
+      else bits[p >> 3] &= ~(1 << (p & 7));
+    }
+  }
+
   /** An access the fast path did not accept: (re)computes the regions if a run started, then checks them all. Returns addr. */
   private miss(addr: number, offset: number, bytes: number, kind: number): number {
-    const store = (kind & 1) !== 0, runtime = (kind & 2) !== 0;
+    const store = (kind & KIND_STORE) !== 0, runtime = (kind & KIND_RUNTIME) !== 0;
     const site = this.runningSite();
     if (this.stale || site !== this.site) this.compute(site);
     const a = (addr >>> 0) + (offset >>> 0);
     const size = bytes >>> 0;
     const e = a + size;
     if (size === 0) return addr; // touches nothing (a bulk instruction of length 0)
+    const heap = this.heap;
+    if (heap && a >= heap.base && e <= heap.end) {
+      if (store) this.markWritten(heap, a, e);
+      else if (!runtime && !(kind & KIND_BULK)) {
+        const first = this.firstUnwritten(heap, a, e);
+        if (first >= 0) throw this.uninitError(heap, a, size, first);
+      }
+      return addr;
+    }
     const core = this.core;
     if (core && a < core.ctx + CTX_HEADER_BYTES && e > core.ctx) {
       if (a < core.ctx || e > core.ctx + CTX_HEADER_BYTES) throw this.error(a, size, store, `reaches outside core ${this.site!.core}'s context block ${span({ start: core.ctx, end: core.ctx + CTX_HEADER_BYTES })}`, "E_SANITIZE");
@@ -213,6 +302,7 @@ class Sanitizer {
     this.fast.accept("static", staticBase, staticBase + staticBytes);
     this.regions = [{ start: staticBase, end: staticBase + staticBytes, writable: true, input: false, what: () => "the library's static data" }];
     this.core = null;
+    this.heap = null;
     if (!site) return; // module start code runs before any kernel: it may touch only static data
     const view = new DataView(this.scope.memory.buffer);
     const template = this.scope.template?.(site) ?? 0;
@@ -225,6 +315,8 @@ class Sanitizer {
       hostDescriptors: Math.min(Math.max(view.getInt32(list + CTX_NUM_TENSORS, true), 0), MAX_TENSORS),
     };
     this.core = core;
+    this.heap = heapLayout(view, site.ctx);
+    this.fast.heap(this.heap.base, this.heap.end, this.heap.map);
     this.fast.core(site.ctx);
     this.fast.accept("private", core.privateStart, core.privateEnd);
     this.fast.accept("header", site.ctx, site.ctx + CTX_HEADER_BYTES);
@@ -272,6 +364,45 @@ class Sanitizer {
   }
 
   /**
+   * A kernel load of heap bytes no store wrote in this call: names the core, what the bytes are (the C++ stack, a
+   * heap block and the bytes of it read, or the heap past its blocks) and the load's statement.
+   */
+  private uninitError(heap: HeapLayout, a: number, bytes: number, first: number): SanitizerError {
+    const site = this.site;
+    const e = a + bytes;
+    let last = first;
+    while (last + 1 < e && this.firstUnwritten(heap, last + 1, last + 2) >= 0) last++;
+    const never = first === last ? `byte ${hex(first)}` : `bytes ${hex(first)} to ${hex(last)}`;
+    const region = this.heapRegionOf(heap, a);
+    const { fn, at, place } = this.accessAt();
+    const where = `${region.what}${region.start !== undefined ? ` ${span({ start: region.start, end: region.end! })}` : ""}`;
+    const within = region.start !== undefined ? ` (bytes ${first - region.start} to ${last - region.start} of its ${plural(region.end! - region.start, "byte")})` : "";
+    return new SanitizerError("E_SANITIZE_UNINIT", `${this.where()}: sanitizer: load of ${plural(bytes, "byte")} at ${hex(a)} reads ${never}${within} of ${where}, which nothing wrote in this call: ${region.why}${at}`, {
+      op: site?.op, core: site?.core,
+      details: { access: "load", address: a, bytes, region: region.kind, ...(region.start !== undefined ? { block: { start: region.start, end: region.end } } : {}), unwritten: { start: first, end: last + 1 }, function: fn, ...place },
+    });
+  }
+
+  /** What heap address a is in: the C++ stack, a heap block (its payload), or the heap past the blocks. */
+  private heapRegionOf(heap: HeapLayout, a: number): { kind: string; what: string; why: string; start?: number; end?: number } {
+    const core = `core ${this.site?.core ?? 0}'s`;
+    const limit = this.instance.globalValue("gpsimd_stack_limit"), top = this.instance.globalValue("gpsimd_stack_top");
+    if (limit !== undefined && top !== undefined && limit < top && a >= limit && a < top) {
+      return { kind: "stack", what: `${core} C++ stack`, start: limit, end: top, why: "a local variable or array read before it was written (its value is whatever the stack held: undefined on the device)" };
+    }
+    const view = new DataView(this.scope.memory.buffer);
+    for (let p = ((heap.base + BLOCK_OVERHEAD + AL_MASK) & ~AL_MASK) - BLOCK_OVERHEAD; p + BLOCK_OVERHEAD <= heap.end;) {
+      const size = view.getUint32(p, true), start = p + BLOCK_OVERHEAD;
+      if (size === 0 || start + size > heap.end) break;
+      if (a >= start && a < start + size) {
+        return { kind: "heap block", what: `a heap block of ${core} kernel heap`, start, end: start + size, why: "memory from malloc, new or heap.alloc holds nothing until it is written (undefined on the device)" };
+      }
+      p = start + size;
+    }
+    return { kind: "heap", what: `${core} kernel heap`, why: "read before anything wrote it (undefined on the device)" };
+  }
+
+  /**
    * Where the refused access is (error paths only: a stack walk): its function, and with a source map the kernel
    * statement, as " at fn (file:line:column)" and as details (file, line, column).
    */
@@ -302,7 +433,11 @@ class Sanitizer {
 export function sanitizerImports(scope: SanitizerScope): (instance: KernelInstance) => Record<string, Record<string, WebAssembly.ImportValue>> {
   return (instance) => {
     const sanitizer = new Sanitizer(instance, scope);
-    const checks = Object.fromEntries(CHECKS.map((name) => [name, sanitizer.fast.hooks[name]]));
-    return { [SANITIZE_MODULE]: { ...checks, memory_grow: (delta: number) => sanitizer.grow(delta) } };
+    const hooks = sanitizer.fast.hooks;
+    const checks = Object.fromEntries(CHECKS.map((name) => [name, hooks[name]]));
+    // A kernel's bulk instructions: checked as a load and a store, then the written-map follows the copy (afterBulkStore).
+    const bulk_load = (addr: number, offset: number, bytes: number) => { const r = hooks.bulk_load(addr, offset, bytes); sanitizer.afterBulkLoad(addr, offset, bytes); return r; };
+    const bulk_store = (addr: number, offset: number, bytes: number) => { const r = hooks.store(addr, offset, bytes); sanitizer.afterBulkStore(addr, offset, bytes); return r; };
+    return { [SANITIZE_MODULE]: { ...checks, bulk_load, bulk_store, memory_grow: (delta: number) => sanitizer.grow(delta) } };
   };
 }

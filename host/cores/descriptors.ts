@@ -6,6 +6,8 @@
 import type { Tensor } from "../device/tensor.js";
 import { OUTPUT_SLOT, KERNEL_TENSOR_SLOT } from "../checks/describe.js";
 import { KernelTamperError } from "../checks/errors.js";
+// A descriptor change is found after the kernel returned; in sanitize mode the store into it fails (E_SANITIZE_READ_ONLY).
+import { SANITIZE_RERUN_HINT } from "../checks/rerun-hint.js";
 import { dtypeInfo, dtypeFromScalarType, type DType } from "../device/dtype.js";
 import {
   CTX_DESC, DESC_BYTES, CTX_NUM_TENSORS, CTX_DST, CTX_CPU_ID, CTX_CPU_COUNT, CTX_FLAGS, MAX_TENSORS,
@@ -128,7 +130,7 @@ export function verifyDescriptors(words: Uint32Array, ctx: number, launch: Launc
       const before = launch.words[k++], after = words[base + i * per + w];
       if (before === after || !launch.tensors[i]) continue;
       const name = tensorName(launch, i, site.kernel);
-      throw new KernelTamperError("E_DESCRIPTOR_CHANGED", `${site.op} (core ${site.core}): the kernel changed the descriptor of ${name}: ${fieldChange(w, before | 0, after | 0)}. Descriptors belong to the host: a kernel must not write them (its writes through this one may have reached memory outside the call's tensors)`, {
+      throw new KernelTamperError("E_DESCRIPTOR_CHANGED", `${site.op} (core ${site.core}): the kernel changed the descriptor of ${name}: ${fieldChange(w, before | 0, after | 0)}. Descriptors belong to the host: a kernel must not write them (its writes through this one may have reached memory outside the call's tensors); ${SANITIZE_RERUN_HINT}`, {
         op: site.op, core: site.core, details: { tensor: name, field: w << 2, before: before | 0, after: after | 0 },
       });
     }

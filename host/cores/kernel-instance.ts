@@ -14,6 +14,8 @@ import { regionAt } from "../device/core-regions.js";
 import { hbm } from "../device/hbm.js";
 import { MemoryViews } from "../device/memory-views.js";
 import { clearUsedHeap, markWholeHeapUsed } from "./heap-hygiene.js";
+import { withRerunHint } from "../checks/rerun-hint.js";
+import { isSanitized } from "../checks/sanitizer.js";
 import { E_STOPPED, E_TCM_LEAK } from "../checks/error-codes.js";
 import { SET_STOP_WORD_EXPORT, STOP_IMPORT } from "../../build/stop-poll-names.js";
 import { INSTRUCTION_CLASSES, counterExport } from "../../build/count-names.js";
@@ -135,6 +137,8 @@ export class KernelInstance {
   /** The printf ring of the run in progress, as the host wrote it before the kernel started. */
   private ring: Ring = { base: 0, size: 0 };
   private readonly views: MemoryViews;
+  /** Built in sanitize mode: every store was checked before it ran (errors found later need no rerun hint). */
+  private readonly sanitized: boolean;
 
   constructor(
     private readonly module: WebAssembly.Module,
@@ -143,6 +147,7 @@ export class KernelInstance {
     private readonly extraImports: (instance: KernelInstance) => Record<string, Record<string, WebAssembly.ImportValue>> = () => ({}),
   ) {
     this.views = new MemoryViews(memory);
+    this.sanitized = isSanitized(module);
   }
 
   /** The site of the run in progress (for imports that report). */
@@ -324,6 +329,12 @@ export class KernelInstance {
     return instance;
   }
 
+  /** The value of an exported i32 global of the running instance, unsigned (undefined: none by that name, or no instance). */
+  globalValue(name: string): number | undefined {
+    const global = this.instance?.exports[name];
+    return global instanceof WebAssembly.Global ? Number(global.value) >>> 0 : undefined;
+  }
+
   /** Looks up an exported kernel function. */
   kernel(name: string): Function | undefined {
     this.instance ??= this.instantiate();
@@ -368,7 +379,7 @@ export class KernelInstance {
     } catch (e) {
       markWholeHeapUsed(this.views, site.ctx, heapEnd);
       this.instance = null; // never reuse an instance that failed mid-kernel
-      throw this.asKernelError(e, site);
+      throw withRerunHint(this.asKernelError(e, site), this.sanitized);
     } finally {
       this.tracer?.end(this.counters && this.counters.map((g) => Number(g.value)));
       this.site = null;

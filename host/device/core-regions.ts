@@ -6,6 +6,8 @@
 // never read back by the host.
 import { hbm, PAGE_BYTES } from "./hbm.js";
 import { OptionError } from "../checks/errors.js";
+import { heapWrittenMapBytes } from "./heap-written-map.js";
+import { zeroer } from "./memory-fill.js";
 import { CTX_HEADER_BYTES, CTX_HEAP_BASE, CTX_HEAP_END, CTX_HEAP_PEAK, CTX_TCM_BASE, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_STOP, CTX_LAUNCH, TCM_ARENA_BYTES } from "./layout.js";
 
 /** Default kernel heap per core: scratch for tensors and arrays a kernel makes. */
@@ -67,7 +69,10 @@ export function coreRegion(id: number, heapBytes: number, printfBytes = printfQu
     return have;
   }
   if (have) { hbm().release(have.block); byContext.delete(have.ctx); }
-  const bytes = TCM_OFFSET + TCM_ARENA_BYTES + printfBytes + heapBytes;
+  // Sanitize mode's written-map of the heap follows the heap (heap-written-map.ts).
+  const heapOffset = TCM_OFFSET + TCM_ARENA_BYTES + printfBytes;
+  const mapBytes = heapWrittenMapBytes(heapOffset + heapBytes, heapBytes);
+  const bytes = heapOffset + heapBytes + mapBytes;
   const block = hbm().alloc(bytes, `core ${id} region`); // page-aligned: it is larger than PAGE_ALIGNED_FROM
   const ctx = block;
   const tcm = ctx + TCM_OFFSET;
@@ -80,6 +85,7 @@ export function coreRegion(id: number, heapBytes: number, printfBytes = printfQu
   writeTrustedFields(region);
   // The heap's memory held other data before (released tensors): the first call clears all of it (host/cores/heap-hygiene.ts).
   hbm().words()[(ctx + CTX_HEAP_PEAK) >>> 2] = heap + heapBytes;
+  zeroer(hbm().memory)(heap + heapBytes, mapBytes);
   return region;
 }
 
