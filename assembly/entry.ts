@@ -11,12 +11,14 @@ import { E_TCM_LEAK, E_STREAM_NOT_CLOSED } from "./errors";
 import { CTX, FLAGS, set_core, checks_on, fail, warn, slot_of } from "./core";
 import { check_guard, reset_copy_counters, flush_copy_counters, forget_cached_block } from "./tcm";
 import { pending_writes } from "./stream";
+import { own_enter } from "./ownership";
 import { reset_access_counters, flush_access_counters } from "./accessor";
 import { reset_write_log, flush_write_bitmap, flush_read_log } from "./writelog";
 
 /** Prepares the core whose context block is at ctx for a launch: empty TCM, heap, streams, logs and printf ring. */
 export function __gpsimd_enter(ctx: usize): void {
   set_core(ctx);
+  own_enter(ctx);
   store<f64>(ctx, 0, CTX_PRINTF_HEAD);
   store<i32>(ctx, 0, CTX_TCM_USED);
   store<i32>(ctx, 0, CTX_TCM_NBLOCKS);

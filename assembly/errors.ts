@@ -26,6 +26,8 @@ export const E_SHAPE: i32 = 22;                // what (0 shapes differ, 1 dtype
 export const E_STALE_ACCESSOR: i32 = 23;      // handle serial, latest serial, ring size
 export const E_TENSOR_OP: i32 = 24;           // what (TOP_* below), operation (OP_* + 100 * form, below), detail (see TOP_*)
 export const E_STOPPED: i32 = 25;             // 0 (the host asked the kernel to stop: its timeout passed)
+export const E_TCM_UNWRITTEN_READ: i32 = 33;  // 0, 0, 0: a kernel load of TCM nothing wrote since tcm_malloc (address, bytes, first unwritten byte: globals gpsimd_own_report_*)
+export const E_FOREIGN_STORE: i32 = 34;       // 0, 0, 0: a kernel store outside what the call owns (address, bytes: globals gpsimd_own_report_*)
 
 // Kinds named in E_INCOHERENT / E_MULTICORE_ACCESSOR / E_READ_ONLY reports.
 export const KIND_ELEMENTWISE: i32 = 0;

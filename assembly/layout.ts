@@ -74,6 +74,7 @@ export const FLAG_WATCH: i32 = 256;        // report every logged output access 
 // ---- TCM ----
 export const TCM_POOL_BYTES: i32 = 16384;  // the budget of one core, as on the device
 export const TCM_ARENA_BYTES: i32 = 32768; // room for the budget plus guard bytes and alignment
+export const TCM_SHADOW_DELTA: i32 = 32768; // the written-map of TCM byte p is the byte p + TCM_SHADOW_DELTA (just past the arena): 1 = written since tcm_malloc
 export const TCM_ALIGN: i32 = 16;
 export const TCM_GUARD_BYTES: i32 = 16;
 export const TCM_GUARD_BYTE: u8 = 0xFD;

@@ -17,6 +17,7 @@ import { CTX, FLAGS, checks_on, is_multicore, fail, slot_of } from "./core";
 import { check_element_type, is_floating } from "./dtype";
 import { log_output_write, log_output_read } from "./writelog";
 import { trace } from "./trace";
+import { own_mark } from "./ownership";
 
 /** Slot value for reports that concern no tensor. */
 const NO_TENSOR: i32 = -3;
@@ -76,6 +77,7 @@ export function tcm_alloc(nbytes: usize, kind: i32, site: i32 = 0): usize {
       set_clean(at, at + nbytes, false);
     }
     memory.fill(at + nbytes, TCM_GUARD_BYTE, footprint(nbytes) - nbytes);
+    own_mark(at, footprint(nbytes), false); // a new block holds nothing the kernel wrote
   }
   trace(TRACE_TCM_MALLOC, kind, <f64>nbytes, <f64>at);
   return at;
@@ -141,7 +143,7 @@ export function release(i: i32): void {
   const e = entry(i);
   const ptr = <usize>load<u32>(e, TCMB_PTR);
   const size = <usize>load<u32>(e, TCMB_SIZE);
-  if (checks_on()) check_guard(ptr, size);
+  if (checks_on()) { check_guard(ptr, size); own_mark(ptr, footprint(size), false); }
   trace(TRACE_TCM_FREE, load<i32>(e, TCMB_KIND), <f64>size, <f64>ptr);
   const n = load<i32>(CTX, CTX_TCM_NBLOCKS);
   memory.copy(e, entry(i + 1), <usize>((n - i - 1) * TCMB_BYTES));
@@ -257,6 +259,7 @@ export class TcmAccessor {
       check_tensor_range(desc, tensor_offset, num_elem);
       check_in_block(tcm_ptr, bytes, slot_of(desc));
       if (FLAGS & FLAG_POISON) set_clean(tcm_ptr, tcm_ptr + bytes, true);
+      own_mark(tcm_ptr, bytes, true);
       in_bytes += <f64>bytes;
       in_calls++;
     }

@@ -15,12 +15,13 @@ import { insertStopPolls, atomicWaitMessage } from "./stop-polls.js";
 import { keepCallSites } from "./call-sites.js";
 import { numberAllocationSites } from "./allocation-sites.js";
 import { ASSEMBLY_DIR, ASCONFIG_FILE } from "./paths.js";
+import { OWNERSHIP_EXPORTS } from "./ownership-names.js";
 
 
 // Virtual folder asc searches for packages (--path): gpsimd/<file>.ts inside it maps to ASSEMBLY_DIR.
 const VIRTUAL_ROOT = "/__gpsimd__";
 const VIRTUAL_ENTRY = `${VIRTUAL_ROOT}/entry.ts`;
-const ENTRY_SOURCE = `export { __gpsimd_enter, __gpsimd_enter_from, __gpsimd_exit, __gpsimd_layout } from "gpsimd/entry";\n`;
+const ENTRY_SOURCE = `export { __gpsimd_enter, __gpsimd_enter_from, __gpsimd_exit, __gpsimd_layout } from "gpsimd/entry";\n` + OWNERSHIP_EXPORTS;
 
 /** The targets of asconfig.json. */
 export type AscTarget = "release" | "debug" | "sanitize";

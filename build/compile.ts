@@ -14,6 +14,8 @@ import { LIBRARY_FORMAT, type LibraryParts } from "../host/library/library-file.
 import { inputsHash } from "./hash.js";
 import { cflagConstants } from "./cflags.js";
 import { instrumentMemory, isGpsimdRuntime } from "./sanitize-pass.js";
+import { instrumentOwnership } from "./ownership-pass.js";
+import { WITHOUT_OWNERSHIP_CHECKS } from "./ownership-names.js";
 import type binaryen from "binaryen";
 import { buildCpp, isCppSource } from "./cpp/build-cpp.js";
 import { MissingCompilerError } from "./cpp/toolchain.js";
@@ -76,7 +78,11 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
     sources: req.computeSrcs, target: req.sanitize ? "sanitize" as const : "release" as const,
     constants: cflagConstants(req.extraCflags),
     // Before optimizing, so inlined checks keep their source lines; builds A and B get the same checks.
-    afterCompile: req.sanitize ? (module: binaryen.Module) => instrumentMemory(module, { isRuntime: isGpsimdRuntime }) : undefined,
+    // The sanitizer's checks go first, so that they, not the ownership checks (build/ownership-pass.ts), name an access they refuse.
+    afterCompile: (module: binaryen.Module) => {
+      if (req.sanitize) instrumentMemory(module, { isRuntime: isGpsimdRuntime });
+      if (!req.extraCflags.includes(WITHOUT_OWNERSHIP_CHECKS)) instrumentOwnership(module, { isRuntime: isGpsimdRuntime, checkStores: !req.sanitize });
+    },
     sourceCache: new Map<string, string>(), // both compiles must see the same text, even if a file changes meanwhile
   };
   const a = await compileOnce({ ...input, memoryBase: BUILD_BASE_A });

@@ -8,6 +8,7 @@
 // mode's included, keep naming its .cpp lines.
 import binaryen from "binaryen";
 import { instrumentMemory, isGpsimdRuntime } from "../sanitize-pass.js";
+import { instrumentOwnership } from "../ownership-pass.js";
 import { insertStopPolls } from "../stop-polls.js";
 import { insertStackChecks } from "./stack-checks.js";
 import { numberAllocationSites } from "../allocation-sites.js";
@@ -64,6 +65,8 @@ export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | n
     // Every function of this module came from the kernel's sources (clang's link of them alone), so every one is the
     // kernel's, whatever its name: the runtime's own functions are in the runtime's module, instrumented apart.
     if (options.sanitize) instrumentMemory(module, { isRuntime: () => false });
+    // The default mode's checks of raw loads and stores (build/ownership-pass.ts), after the sanitizer's, which name first what they refuse.
+    instrumentOwnership(module, { isRuntime: () => false, checkStores: !options.sanitize, importFrom: ABI_MODULE, placeCalls: true });
     const malloc = importedFunction(module, ABI_MODULE, "gpsimd_tcm_malloc");
     if (malloc) numberAllocationSites(module, { from: malloc, to: "gpsimd_tcm_malloc_at", import: { module: ABI_MODULE, base: "gpsimd_tcm_malloc_at" } });
     atomicWaits = insertStopPolls(module, { stopWordFrom: ABI_MODULE }).atomicWaits;

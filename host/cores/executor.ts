@@ -2,6 +2,7 @@
 // kernel on each, and reports through shared memory. The worker threads use
 // it, and so does the main thread, which takes part in synchronous launches
 // (no thread sits idle waiting, and nothing needs waking for it).
+import { noteStaticData, withStaticData } from "../library/static-data.js";
 import { KernelInstance, type CoreSite } from "./kernel-instance.js";
 import { createSourceLocator } from "../checks/source-locator.js";
 import { errorToData, KernelTimeoutError } from "../checks/errors.js";
@@ -64,7 +65,8 @@ export class Executor {
     const sanitizer = isSanitized(msg.module)
       ? sanitizerImports({ memory: this.memory, staticBase: msg.staticBase, staticBytes: msg.staticBytes, template: () => Atomics.load(this.control, C_TEMPLATE) >>> 0, coreBlocks: () => this.coreBlocks(), locator })
       : undefined;
-    this.libraries.set(msg.id, { instance: new KernelInstance(msg.module, this.memory, locator, sanitizer), ops: msg.ops });
+    noteStaticData(msg.staticBase, msg.staticBytes, msg.ops[0]?.name.split("::")[0] ?? `library ${msg.id}`);
+    this.libraries.set(msg.id, { instance: new KernelInstance(msg.module, this.memory, locator, withStaticData(sanitizer, msg.staticBase, msg.staticBytes)), ops: msg.ops });
   }
 
   /** Every core's private block in the launch in progress (the sanitizer names them in its messages). */

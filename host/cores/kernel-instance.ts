@@ -24,6 +24,8 @@ import { currentStack, describePlace, functionName, type SourceLocator, type Sou
 import { TRACE_PRINTF, type TraceWriter } from "../profiling/trace.js";
 import { activeWatch } from "../checks/access-watch.js";
 import { mergedIntervals } from "../checks/cross-core.js";
+import { isOwnershipCode, ownershipError, type OwnershipContext } from "../checks/ownership-errors.js";
+import { OWN_REPORT } from "../../build/ownership-names.js";
 import type { KernelSignature } from "../../build/signatures.js";
 
 /** Where a kernel runs and how to name what it touches. */
@@ -228,7 +230,19 @@ export class KernelInstance {
    */
   private violation(code: number, slot: number, a: number, b: number, c: number): GpsimdError {
     const site = this.currentSite();
+    if (isOwnershipCode(code)) return ownershipError(code, site, this.ownershipContext());
     return violationError(code, slot, a, b, c, site, code === E_TCM_LEAK ? this.allocationPlace(site.ctx) : this.kernelPlace());
+  }
+
+  /** What the errors of the raw load and store checks need (host/checks/ownership-errors.ts). */
+  private ownershipContext(): OwnershipContext {
+    const global = (name: string) => Number((this.instance?.exports[name] as WebAssembly.Global | undefined)?.value ?? 0) >>> 0;
+    const span = global("gpsimd_own_static_span");
+    return {
+      memory: this.memory, place: this.kernelPlace(), allocationPlace: (n) => this.locator?.locateAllocation(n) ?? null,
+      statics: { base: global("gpsimd_own_static_lo"), bytes: span ? span + 15 : 0 },
+      report: { address: global(OWN_REPORT.addr), bytes: global(OWN_REPORT.bytes), bad: global(OWN_REPORT.bad) },
+    };
   }
 
   /** Where the first block in the core's TCM table was allocated: null for a stream accessor's cache, or when not known. */

@@ -71,6 +71,7 @@ export const FLAG_WATCH = 256;        // report every logged output access to th
 // ---- TCM ----
 export const TCM_POOL_BYTES = 16384;  // the budget of one core, as on the device
 export const TCM_ARENA_BYTES = 32768; // room for the budget plus guard bytes and alignment
+export const TCM_SHADOW_DELTA = 32768; // the written-map of TCM byte p is the byte p + TCM_SHADOW_DELTA (just past the arena): 1 = written since tcm_malloc
 export const TCM_ALIGN = 16;
 export const TCM_GUARD_BYTES = 16;
 export const TCM_GUARD_BYTE = 0xFD;

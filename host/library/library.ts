@@ -2,6 +2,7 @@
 // operators, and the call path: check arguments, run the shape function,
 // allocate the output, run the kernel on one core (here) or on all cores
 // (the pool), then show printf output and warnings.
+import { noteStaticData, withStaticData } from "./static-data.js";
 import { isCppSource } from "../../build/cpp/kernel-decls.js";
 import { STOP_WORD_GLOBAL } from "../../build/stop-poll-names.js";
 import { hbm } from "../device/hbm.js";
@@ -65,6 +66,7 @@ export function placeModule(parts: LibraryParts): PlacedModule {
     const code = relocateCode(parts, staticBase);
     const module = new WebAssembly.Module(code);
     const locator = parts.sourceMap ? createSourceLocator(parts.sourceMap, parts.offsetMap, code) : null;
+    noteStaticData(staticBase, staticBytes, parts.manifest.name);
     return { module, code, staticBase, staticBytes, sourceMap: parts.sourceMap, offsetMap: parts.offsetMap, locator };
   } catch (e) {
     hbm().release(staticBase); // a library that fails to load keeps no device memory
@@ -231,9 +233,9 @@ export class Library {
     const view = hbm().view();
     const launch = prepareCore(region.ctx, 0, 1, this.flags(), checked.tensors, out);
     const raw = checked.scalars.map((s, i) => s ?? launch.argDescs[i]!);
-    this.hostInstance ??= new KernelInstance(this.placed.module, hbm().memory, this.placed.locator, this.manifest.sanitize
+    this.hostInstance ??= new KernelInstance(this.placed.module, hbm().memory, this.placed.locator, withStaticData(this.manifest.sanitize
       ? sanitizerImports({ memory: hbm().memory, staticBase: this.placed.staticBase, staticBytes: this.placed.staticBytes, locator: this.placed.locator })
-      : undefined);
+      : undefined, this.placed.staticBase, this.placed.staticBytes));
     const site: CoreSite = {
       op: op.qualifiedName, core: 0, ctx: region.ctx, multicore: false, printAllCores: false, kernel: op.kernel,
       tensorName: (slot) => describeDescriptor(hbm().view(), region.ctx, slot, op.kernel), tcmBase: view.getUint32(region.ctx + CTX_TCM_BASE, true),

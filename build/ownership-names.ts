@@ -1,0 +1,27 @@
+// The device runtime's names the default mode's ownership checks use
+// (assembly/ownership.ts): every kernel module exports them (build/asc.ts), the
+// pass that instruments a kernel finds them there (an AssemblyScript build) or
+// imports them from the runtime (a C++ kernel, build/ownership-pass.ts).
+
+/** Mutable i32 globals, as pairs [lo, span]: a fast test passes when (address - lo) u< span. */
+export const OWN_GLOBALS = {
+  tcmLo: "gpsimd_own_tcm_lo", tcmSpan: "gpsimd_own_tcm_span",
+  ownLo: "gpsimd_own_lo", ownSpan: "gpsimd_own_span",
+  staticLo: "gpsimd_own_static_lo", staticSpan: "gpsimd_own_static_span",
+  hitLo: "gpsimd_own_hit_lo", hitSpan: "gpsimd_own_hit_span",
+} as const;
+
+/** The slow path (addr, bytes, store) -> void, and the bulk checks (dst, n) and (dst, src, n). */
+export const OWN_FUNCTIONS = { miss: "gpsimd_own_miss", store: "gpsimd_own_store", copy: "gpsimd_own_copy" } as const;
+
+/** What a failed check reports (address, bytes, first bad byte), which the host reads from the instance's exports. */
+export const OWN_REPORT = { addr: "gpsimd_own_report_addr", bytes: "gpsimd_own_report_bytes", bad: "gpsimd_own_report_bad" } as const;
+
+/** The virtual entry's export line for them. */
+export const OWNERSHIP_EXPORTS = `export { ${[...Object.values(OWN_GLOBALS), ...Object.values(OWN_FUNCTIONS), ...Object.values(OWN_REPORT)].join(", ")} } from "gpsimd/ownership";\n`;
+
+/**
+ * A build flag (extra_cflags) that leaves the ownership checks out of an AssemblyScript library: only for measuring
+ * what they cost (bench/suites/checks.ts). It is part of the library's hash like any flag.
+ */
+export const WITHOUT_OWNERSHIP_CHECKS = "-DGPSIMD_WITHOUT_OWNERSHIP_CHECKS=1";
