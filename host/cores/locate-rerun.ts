@@ -19,27 +19,27 @@ import type { LaunchRequest } from "./pool.js";
 export function locateCrossCore(error: unknown, request: LaunchRequest, rerun: (request: LaunchRequest) => void): unknown {
   const pending = pendingPlaces(error);
   if (!pending) return error;
-  const copies = request.checked.tensors.map((t) => (t ? copyOf(t) : null));
-  const output = new Tensor(request.output.sizes(), request.output.dtype);
+  const made: Tensor[] = [];
+  const fresh = (t: Tensor) => { const copy = new Tensor(t.sizes(), t.dtype); made.push(copy); return copy; };
   const watch = new AccessWatch(pending.targets);
   try {
+    const tensors = request.checked.tensors.map((t) => (t ? copyInto(fresh(t), t) : null));
+    const output = fresh(request.output);
     withWatch(watch, () => rerun({
       library: request.library, op: request.op, output,
-      checked: { ...request.checked, tensors: copies },
+      checked: { ...request.checked, tensors },
       flags: (request.flags | FLAG_WATCH) & ~FLAG_TRACE,
     }));
   } catch {
-    // The rerun could not run (a thread failed): the error stands as found, each statement "not found again".
+    // No room for the copies, or a thread failed: the error stands as found, each statement "not found again".
   } finally {
-    for (const t of copies) t?.dispose();
-    output.dispose();
+    for (const t of made) t.dispose();
   }
   return pending.withPlaces(watch.found);
 }
 
-/** A tensor with t's sizes, dtype and bytes. */
-function copyOf(t: Tensor): Tensor {
-  const copy = new Tensor(t.sizes(), t.dtype);
+/** `copy` (a tensor of t's sizes and dtype) with t's bytes. */
+function copyInto(copy: Tensor, t: Tensor): Tensor {
   const bytes = (x: Tensor) => { const v = x.storageView(); return new Uint8Array(v.buffer, v.byteOffset, v.byteLength); };
   bytes(copy).set(bytes(t));
   return copy;
