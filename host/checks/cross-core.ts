@@ -26,6 +26,8 @@ export interface CrossCoreFindings {
 
 /** Sorts and merges one core's intervals. */
 function merged(intervals: number[]): [number, number][] {
+  // A core whose copies each continued the last is one interval: the common case, on every call.
+  if (intervals.length === 2) return intervals[1] > intervals[0] ? [[intervals[0], intervals[1]]] : [];
   const pairs: [number, number][] = [];
   for (let i = 0; i < intervals.length; i += 2) if (intervals[i + 1] > intervals[i]) pairs.push([intervals[i], intervals[i + 1]]);
   pairs.sort((a, b) => a[0] - b[0]);
