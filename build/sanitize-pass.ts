@@ -7,7 +7,7 @@
 //   optimized and emitted (for AssemblyScript, in asc's afterCompile hook, where
 //   the module still carries its debug locations for the source map). The
 //   module must have one 32-bit memory (the pass does not look at memory names).
-// - It adds seven imports from module "sanitize" (SANITIZE_IMPORTS):
+// - It adds eight imports from module "sanitize" (SANITIZE_IMPORTS):
 //     load(addr, offset, bytes) -> addr          a kernel read of [addr + offset, + bytes)
 //     store(addr, offset, bytes) -> addr         a kernel write (read-modify-writes count as writes)
 //     runtime_load / runtime_store (same)        the same, by the kernel library's own code
@@ -15,6 +15,8 @@
 //                                                or memory.init's destination (sanitize mode's initcheck carries
 //                                                a copy's written bytes over and does not check them as reads)
 //     memory_grow(delta) -> never returns        a kernel may not grow the shared device memory
+//     heap_alloc(ptr) -> ptr                      a kernel heap allocator (HEAP_ALLOCATORS) handed out the
+//                                                block at ptr: its bytes are unwritten again (initcheck)
 //   `bytes` is an unsigned i32, a constant or the run-time length of a bulk
 //   instruction; each check returns its address unchanged or throws.
 // - isRuntime(name) says which functions are the kernel library's runtime (its
@@ -41,8 +43,15 @@ const HOOKS = {
   load: "__sanitize_load", store: "__sanitize_store",
   runtime_load: "__sanitize_runtime_load", runtime_store: "__sanitize_runtime_store",
   bulk_load: "__sanitize_bulk_load", bulk_store: "__sanitize_bulk_store",
-  memory_grow: "__sanitize_memory_grow",
+  memory_grow: "__sanitize_memory_grow", heap_alloc: "__sanitize_heap_alloc",
 } as const;
+/**
+ * The kernel heap's allocators as the kernel library's build names them (names no kernel source can give a function):
+ * assembly/rt/stub.ts's __alloc (every block: heap.alloc, arrays, objects, the C++ stack) and __new (objects), and
+ * for C++ malloc and new, assembly/cpp-abi.ts's gpsimd_malloc (the C++ device runtime is optimised before it is
+ * instrumented, and __alloc is inlined there). Each returns a block whose payload size is the word before it.
+ */
+const HEAP_ALLOCATORS = new Set(["~lib/rt/stub/__alloc", "~lib/rt/stub/__new", "~lib/gpsimd/cpp-abi/gpsimd_malloc"]);
 /** The imports an instrumented module needs (host/checks/sanitizer.ts provides them). */
 export const SANITIZE_IMPORTS = Object.keys(HOOKS) as (keyof typeof HOOKS)[];
 
@@ -95,7 +104,7 @@ export function instrumentMemory(module: binaryen.Module, options: InstrumentOpt
   if (module.hasMemory() && module.getMemoryInfo().is64) throw new Error("sanitize: 64-bit memories are not supported");
   const check = binaryen.createType([i32, i32, i32]);
   for (const name of SANITIZE_IMPORTS) {
-    if (name === "memory_grow") module.addFunctionImport(HOOKS[name], SANITIZE_MODULE, name, i32, i32);
+    if (name === "memory_grow" || name === "heap_alloc") module.addFunctionImport(HOOKS[name], SANITIZE_MODULE, name, i32, i32);
     else module.addFunctionImport(HOOKS[name], SANITIZE_MODULE, name, check, i32);
   }
   const c = (n: number) => module.i32.const(n);
@@ -161,5 +170,18 @@ export function instrumentMemory(module: binaryen.Module, options: InstrumentOpt
         B.MemoryGrow.setDelta(expr, module.call(HOOKS.memory_grow, [B.MemoryGrow.getDelta(expr)], i32));
       }
     }
+    if (HEAP_ALLOCATORS.has(info.name)) reportResults(module, func, info.body, HOOKS.heap_alloc);
   }
+}
+
+/** Passes every value the function returns (its returns' values and its body's) through `hook` (i32 -> i32). */
+function reportResults(module: binaryen.Module, func: binaryen.FunctionRef, root: binaryen.ExpressionRef, hook: string): void {
+  const R = binaryen as unknown as { Return: { getValue(e: number): number; setValue(e: number, v: number): void }; Function: { setBody(f: number, e: number): void } };
+  const returns: binaryen.ExpressionRef[] = [];
+  walkExpressions(root, (expr, id) => { if (id === binaryen.ReturnId) returns.push(expr); }, () => new Error("sanitize: unknown expression in the heap allocator"));
+  for (const r of returns) {
+    const value = R.Return.getValue(r);
+    if (value) R.Return.setValue(r, module.call(hook, [value], binaryen.i32));
+  }
+  if (binaryen.getExpressionType(root) === binaryen.i32) R.Function.setBody(func, module.call(hook, [root], binaryen.i32));
 }

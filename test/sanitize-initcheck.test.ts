@@ -86,6 +86,15 @@ describe("sanitize: C++ reads of heap and stack bytes nothing wrote", () => {
     expect(e.details).toMatchObject({ region: "heap block", line: sumLine("copy_partial", "sum += copy[i]") });
   });
 
+  it("a block freed and handed out again is unwritten again: the new block's unfilled elements are named", () => {
+    expect(k.reuse_partial(x16(), 16n).tolist()).toEqual([FULL_SUM]);
+    const e = thrown(() => k.reuse_partial(x16(), 6n)) as SanitizerError;
+    expect(e).toBeInstanceOf(SanitizerError);
+    expect(e.details).toMatchObject({ region: "heap block", line: sumLine("reuse_partial") });
+    const block = e.details.block as { start: number };
+    expect((e.details.unwritten as { start: number }).start).toBe(block.start + 24);
+  });
+
   it("the next call starts with every heap byte unwritten again (a call's writes do not count for the next)", () => {
     expect(k.new_partial(x16(), 16n).tolist()).toEqual([FULL_SUM]);
     expect(thrown(() => k.new_partial(x16(), 15n))).toBeInstanceOf(SanitizerError);

@@ -28,6 +28,9 @@ const WAT = `(module
   (func (export "init") (param $d i32) (memory.init $abcd (local.get $d) (i32.const 1) (i32.const 3)))
   (func (export "grow") (param $n i32) (result i32) (memory.grow (local.get $n)))
   (func $rt/bookkeeping (export "runtime") (param $p i32) (i32.store (local.get $p) (i32.const 1)))
+  (func $~lib/rt/stub/__alloc (export "alloc") (param $n i32) (result i32)
+    (if (i32.eqz (local.get $n)) (then (return (i32.const 64))))
+    (i32.add (local.get $n) (i32.const 1000)))
 )`;
 
 type Call = [string, number, number, number];
@@ -53,6 +56,7 @@ function instrumented(): { exports: Record<string, (...a: number[]) => number>; 
     sanitize: {
       load: check("load"), store: check("store"), runtime_load: check("runtime_load"), runtime_store: check("runtime_store"),
       bulk_load: check("bulk_load"), bulk_store: check("bulk_store"),
+      heap_alloc: (ptr: number) => { calls.push(["heap_alloc", ptr, 0, 0]); return ptr; },
       memory_grow: (delta: number) => { calls.push(["memory_grow", delta, 0, 0]); throw new Error("grow refused"); },
     },
   });
@@ -96,10 +100,17 @@ describe("build/sanitize-pass.ts", () => {
     const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
     const refuse = () => { throw new Error("refused"); };
     const { exports } = new WebAssembly.Instance(compiledWat(), {
-      env: { memory, order: (x: number) => x }, sanitize: { load: refuse, store: refuse, runtime_load: refuse, runtime_store: refuse, bulk_load: refuse, bulk_store: refuse, memory_grow: refuse },
+      env: { memory, order: (x: number) => x }, sanitize: { load: refuse, store: refuse, runtime_load: refuse, runtime_store: refuse, bulk_load: refuse, bulk_store: refuse, memory_grow: refuse, heap_alloc: refuse },
     });
     expect(() => (exports.fill as (d: number, n: number) => void)(600, 4)).toThrow("refused");
     expect(Array.from(new Uint8Array(memory.buffer, 600, 4))).toEqual([0, 0, 0, 0]);
+  });
+
+  it("every block the kernel heap's allocator returns goes to the heap_alloc hook (through a return or the body's value)", () => {
+    const { exports, calls } = instrumented();
+    expect(exports.alloc(0)).toBe(64);
+    expect(exports.alloc(24)).toBe(1024);
+    expect(calls).toEqual([["heap_alloc", 64, 0, 0], ["heap_alloc", 1024, 0, 0]]);
   });
 
   it("memory.grow goes to the grow check", () => {

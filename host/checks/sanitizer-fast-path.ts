@@ -57,7 +57,7 @@ const LIVE_GEN_GLOBAL = GLOBALS.length + 1;
 const HEAP_MAP_GLOBAL = GLOBALS.length + 2;
 
 /** Version of the instrumentation's imports: part of a sanitize-mode library's hash, so a change rebuilds old libraries. */
-export const SANITIZE_ABI = 3;
+export const SANITIZE_ABI = 4;
 
 /** The import module of the checks in an instrumented kernel (build/sanitize-pass.ts). */
 export const SANITIZE_MODULE = "sanitize";

@@ -15,7 +15,8 @@
 //   heap bytes (the C++ stack is on the heap) that nothing wrote since the
 //   call started is E_SANITIZE_UNINIT: a bit per heap byte says which were
 //   written (host/device/heap-written-map.ts), set by every store, the kernel
-//   library's too; a memory.copy carries its source's bits to its
+//   library's too, and cleared for each block the heap's allocator hands out
+//   (a block freed and handed out again is unwritten); a memory.copy carries its source's bits to its
 //   destination instead of checking them (a struct's padding, a partly
 //   filled buffer copied whole), so the read that uses them is named.
 //
@@ -162,14 +163,34 @@ class Sanitizer {
     view.setUint32(map + HEAP_MARKED_END, base, true);
   }
 
+  /** Sets (written) or clears the bits of heap bytes [a, e). */
+  private setBits(heap: HeapLayout, a: number, e: number, written: boolean): void {
+    const bits = new Uint8Array(this.scope.memory.buffer, heap.map + HEAP_WRITTEN_BITS);
+    let p = a - heap.base;
+    const end = e - heap.base;
+    for (; p < end && (p & 7) !== 0; p++) bits[p >> 3] = written ? bits[p >> 3] | (1 << (p & 7)) : bits[p >> 3] & ~(1 << (p & 7));
+    const whole = (end - p) >> 3;
+    if (whole > 0) { bits.fill(written ? 0xff : 0, p >> 3, (p >> 3) + whole); p += whole << 3; }
+    for (; p < end; p++) bits[p >> 3] = written ? bits[p >> 3] | (1 << (p & 7)) : bits[p >> 3] & ~(1 << (p & 7));
+  }
+
   /** Marks heap bytes [a, e) written (a store the fast path left to this side: longer than 16 bytes, or before the regions were set). */
   private markWritten(heap: HeapLayout, a: number, e: number): void {
-    const bits = new Uint8Array(this.scope.memory.buffer, heap.map + HEAP_WRITTEN_BITS);
-    for (let p = a - heap.base, end = e - heap.base; p < end;) {
-      if ((p & 7) === 0 && end - p >= 8) { bits[p >> 3] = 0xff; p += 8; } else { bits[p >> 3] |= 1 << (p & 7); p++; }
-    }
+    this.setBits(heap, a, e, true);
     const view = new DataView(this.scope.memory.buffer);
     if (e > view.getUint32(heap.map + HEAP_MARKED_END, true)) view.setUint32(heap.map + HEAP_MARKED_END, e, true);
+  }
+
+  /**
+   * The heap's allocator handed out the block at ptr (its payload size is the word before it): its bytes are
+   * unwritten, whatever a block freed there before held. Returns ptr.
+   */
+  allocated(ptr: number): number {
+    const heap = this.heap, p = ptr >>> 0;
+    if (!heap || p < heap.base + BLOCK_OVERHEAD || p >= heap.end) return ptr;
+    const size = new DataView(this.scope.memory.buffer).getUint32(p - BLOCK_OVERHEAD, true);
+    this.setBits(heap, p, Math.min(p + size, heap.end), false);
+    return ptr;
   }
 
   /** The first byte of heap bytes [a, e) that no store wrote in this run, or -1. */
@@ -438,6 +459,6 @@ export function sanitizerImports(scope: SanitizerScope): (instance: KernelInstan
     // A kernel's bulk instructions: checked as a load and a store, then the written-map follows the copy (afterBulkStore).
     const bulk_load = (addr: number, offset: number, bytes: number) => { const r = hooks.bulk_load(addr, offset, bytes); sanitizer.afterBulkLoad(addr, offset, bytes); return r; };
     const bulk_store = (addr: number, offset: number, bytes: number) => { const r = hooks.store(addr, offset, bytes); sanitizer.afterBulkStore(addr, offset, bytes); return r; };
-    return { [SANITIZE_MODULE]: { ...checks, bulk_load, bulk_store, memory_grow: (delta: number) => sanitizer.grow(delta) } };
+    return { [SANITIZE_MODULE]: { ...checks, bulk_load, bulk_store, memory_grow: (delta: number) => sanitizer.grow(delta), heap_alloc: (ptr: number) => sanitizer.allocated(ptr) } };
   };
 }
