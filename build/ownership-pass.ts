@@ -131,8 +131,9 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
       const a = () => module.i32.add(get(p), c(offset));
       return module.block(null, [
         module.local.set(p, ptr),
-        module.if(module.i32.and(inRange(a(), g("tcmLo"), g("tcmSpan")), unwritten(p, offset, bytes)),
-          placed(access, module.call(fn("miss"), [a(), c(bytes), c(0)], none))),
+        // Nested, not and-ed: the written-map load must not run for an address outside TCM (near the end of memory it would trap).
+        module.if(inRange(a(), g("tcmLo"), g("tcmSpan")),
+          module.if(unwritten(p, offset, bytes), placed(access, module.call(fn("miss"), [a(), c(bytes), c(0)], none)))),
         get(p),
       ], i32);
     };

@@ -18,7 +18,7 @@
 // packed.ts has the layout for inference that needs two.
 import { Tensor, get_dst_tensor, get_cpu_id, get_cpu_count, tcm_malloc, tcm_free, TcmAccessor } from "gpsimd";
 import { micro_4x8, MR, NR } from "./microkernel";
-import { MC, NC, BUDGET, SLACK, ceil_div, round_up, at, pack_a_kmajor, add_bias } from "./tiles";
+import { MC, NC, BUDGET, SLACK, ceil_div, round_up, at, pack_a_kmajor, add_bias, zero_tcm } from "./tiles";
 
 const NN: i32 = 0;
 const NT: i32 = 1;
@@ -67,6 +67,11 @@ function run(a: Tensor, b: Tensor, bias: Tensor | null, layout: i32, M: i64, K: 
   const cbuf = tcm_malloc(<usize>(MC * nt) << 2);
   const stage = layout == NT ? tcm_malloc(<usize>kc_max << 2) : 0;
   const brow = bias ? tcm_malloc(<usize>nt << 2) : 0;
+  zero_tcm(abuf, <usize>(MC * kc_max + SLACK) << 2);
+  zero_tcm(bbuf, <usize>(kc_max * b_stride + SLACK) << 2);
+  zero_tcm(cbuf, <usize>(MC * nt) << 2);
+  zero_tcm(stage, <usize>kc_max << 2);
+  zero_tcm(brow, <usize>nt << 2);
   const acc_a = a.tcm_accessor(), acc_b = b.tcm_accessor(), dst = out.tcm_accessor();
 
   // Byte strides of A in TCM: element (i, k) is at abuf + i * a_rs + k * a_ks.

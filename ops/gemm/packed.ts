@@ -10,7 +10,7 @@
 //   linear_packed(xt [K, M], wp, bias [N], transposed_out) = x · w + bias as [N, M] (transposed_out 1) or [M, N] (0)
 import { Tensor, get_dst_tensor, get_cpu_id, get_cpu_count, tcm_malloc, tcm_free } from "gpsimd";
 import { micro_4x8, MR, NR } from "./microkernel";
-import { MC, NC, BUDGET, SLACK, ceil_div, round_up, at, pack_a_kmajor, add_bias } from "./tiles";
+import { MC, NC, BUDGET, SLACK, ceil_div, round_up, at, pack_a_kmajor, add_bias, zero_tcm } from "./tiles";
 
 /** Rows of w packed per copy out. */
 const PACK_ROWS: i64 = 64;
@@ -55,6 +55,9 @@ export function linear_packed(xt: Tensor, wp: Tensor, bias: Tensor, transposed_o
   const bbuf = at(ab, MC * KC);
   const cbuf = tcm_malloc(<usize>(MC * NC) << 2);
   const brow = tcm_malloc(<usize>NC << 2);
+  zero_tcm(ab, <usize>((MC + NC) * KC + SLACK) << 2);
+  zero_tcm(cbuf, <usize>(MC * NC) << 2);
+  zero_tcm(brow, <usize>NC << 2);
   const acc_a = xt.tcm_accessor(), acc_b = wp.tcm_accessor(), dst = out.tcm_accessor();
   const a_ks: usize = whole_a ? <usize>M << 2 : <usize>MC << 2;
 

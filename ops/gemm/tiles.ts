@@ -36,3 +36,12 @@ export function add_bias(acc: TcmAccessor, brow: usize, cbuf: usize, n0: i64, nc
     for (let j = 0; j < cols; j += 4) v128.store(at(row, j), f32x4.add(v128.load(at(row, j)), v128.load(at(brow, j))));
   }
 }
+
+/**
+ * Zeroes a TCM buffer (p 0, a pool that was full, is left alone). The micro-kernel works in whole 4 x 8 blocks and
+ * reads the panels' slack: zeroed first, the lanes past a matrix's edges read written bytes (reading TCM nothing
+ * wrote is an error) and compute zeros that are never copied out.
+ */
+export function zero_tcm(p: usize, bytes: usize): void {
+  if (p != 0) memory.fill(p, 0, bytes);
+}

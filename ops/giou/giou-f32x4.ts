@@ -14,8 +14,9 @@
 
 /**
  * out[i] = GIOU(pred box i, target box i) for i < n. Works in whole groups of
- * four: the buffers must have room for n rounded up to a multiple of 4 boxes
- * (lanes past n compute from whatever the buffers hold; copy out only n).
+ * four: the buffers must have room for n rounded up to a multiple of 4 boxes,
+ * and the boxes past n must be written (pad_to_group), as reading TCM nothing
+ * wrote is an error (lanes past n compute from zeros; copy out only n).
  */
 export function giou_f32x4(out: usize, pred: usize, target: usize, n: i64): void {
   const zero = f32x4.splat(0);
@@ -42,4 +43,10 @@ export function giou_f32x4(out: usize, pred: usize, target: usize, n: i64): void
     const enclose_area = f32x4.pmax(f32x4.mul(enclose_w, enclose_h), epsilon);
     v128.store(out + <usize>(i << 2), f32x4.sub(iou, f32x4.div(f32x4.sub(enclose_area, union_area), enclose_area)));
   }
+}
+
+/** Zeroes boxes n up to the next multiple of 4 of a TCM buffer of boxes, so giou_f32x4 reads only written bytes. */
+export function pad_to_group(boxes: usize, n: i64): void {
+  const padded = (n + 3) & ~3;
+  if (padded > n) memory.fill(boxes + <usize>(n << 4), 0, <usize>((padded - n) << 4));
 }

@@ -6,7 +6,7 @@
 // pieces of at most 256 boxes so the three buffers fit the 16 KB pool
 // whatever B is, and every buffer is freed.
 import { Tensor, get_dst_tensor, get_cpu_id, get_cpu_count, tcm_malloc, tcm_free } from "gpsimd";
-import { giou_f32x4 } from "./giou-f32x4";
+import { giou_f32x4, pad_to_group } from "./giou-f32x4";
 
 /** Boxes per piece: a multiple of 4, as giou_f32x4 needs. */
 const CHUNK: i64 = 256;
@@ -30,6 +30,8 @@ export function giou(t_pred: Tensor, t_target: Tensor): Tensor {
       const m = min(num_boxes - j, CHUNK);
       pred.tensor_to_tcm<f32>(tcm_pred, (row * num_boxes + j) * 4, m * 4);
       target.tensor_to_tcm<f32>(tcm_target, (row * num_boxes + j) * 4, m * 4);
+      pad_to_group(tcm_pred, m);
+      pad_to_group(tcm_target, m);
       giou_f32x4(tcm_output, tcm_pred, tcm_target, m);
       out.tcm_to_tensor<f32>(tcm_output, row * num_boxes + j, m);
     }

@@ -2,7 +2,7 @@
 // kernel walks all N * B of them in chunks of 256 boxes (pred and target
 // 4 KB each, output 1 KB) and computes each chunk four pairs at a time.
 import { Tensor, get_dst_tensor, tcm_malloc, tcm_free } from "gpsimd";
-import { giou_f32x4 } from "./giou-f32x4";
+import { giou_f32x4, pad_to_group } from "./giou-f32x4";
 
 /** Boxes per chunk: a multiple of 4, as giou_f32x4 needs. */
 const CHUNK: i64 = 256;
@@ -18,6 +18,8 @@ export function giou(t_pred: Tensor, t_target: Tensor): Tensor {
     const m = min(boxes - i, CHUNK);
     pred.tensor_to_tcm<f32>(tcm_pred, i * 4, m * 4);
     target.tensor_to_tcm<f32>(tcm_target, i * 4, m * 4);
+    pad_to_group(tcm_pred, m);
+    pad_to_group(tcm_target, m);
     giou_f32x4(tcm_output, tcm_pred, tcm_target, m);
     out.tcm_to_tensor<f32>(tcm_output, i, m);
   }
