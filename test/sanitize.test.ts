@@ -1,12 +1,13 @@
 // Sanitize mode: every raw load and store of a kernel is checked against what
 // the call gave it. Hostile kernels get another tensor's address as an int64
-// scalar; without sanitize they read and corrupt it silently, with sanitize
-// they fail with a SanitizerError that says what the address is.
+// scalar; without sanitize they read it silently and their stores there are
+// refused (KernelTamperError E_FOREIGN_STORE), with sanitize they fail with a
+// SanitizerError that says what the address is.
 import { describe, it, expect, afterAll } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { custom_op, ops, tensor, randn, zeros, shutdown, kFloat, SanitizerError, type Library, type Tensor } from "gpsimd";
+import { custom_op, ops, tensor, randn, zeros, shutdown, kFloat, SanitizerError, KernelTamperError, type Library, type Tensor } from "gpsimd";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FIXTURES = path.join(REPO, "test", "fixtures", "sanitize");
@@ -46,11 +47,21 @@ describe("sanitize mode on one core", () => {
   const checked = load("sanitize_checked", "kernels.ts", "register-checked.ts", { sanitize: true });
   afterAll(async () => { plain.unload(); checked.unload(); await shutdown(); });
 
-  it("without sanitize, a kernel given another tensor's address silently reads and corrupts it", () => {
+  it("without sanitize, a kernel given another tensor's address reads it silently; its store there is refused at its line (checks off: it lands)", () => {
     const x = floats([1, -2, 3, -4]);
     const other = floats([42, 43]);
     expect(ops.sanitize_plain.peek(x, other.address).tolist()).toEqual([42]);
-    ops.sanitize_plain.poke(x, other.address + 4, 7);
+    const e = thrown(() => ops.sanitize_plain.poke(x, other.address + 4, 7));
+    expect(e, String(e)).toBeInstanceOf(KernelTamperError);
+    expect((e as KernelTamperError).code).toBe("E_FOREIGN_STORE");
+    expect((e as KernelTamperError).details).toMatchObject({ address: other.address + 4, bytes: 4, function: "poke", file: path.join(FIXTURES, "kernels.ts") });
+    expect(other.tolist()).toEqual([42, 43]);
+    plain.configure({ checks: false });
+    try {
+      ops.sanitize_plain.poke(x, other.address + 4, 7);
+    } finally {
+      plain.configure({ checks: true });
+    }
     expect(other.tolist()).toEqual([42, 7]);
   });
 

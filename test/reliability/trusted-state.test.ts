@@ -65,16 +65,27 @@ describe.each([false, true])("sanitize: %s", (sanitize) => {
     bystanders.dispose();
   });
 
-  /** Descriptor attacks: each must fail (default mode: with the tamper error naming the tensor), and nothing outside the call may change. */
-  const DESC_ATTACKS: [string, string, RegExp][] = [
-    ["clear_read_only", "E_DESCRIPTOR_CHANGED", /argument 0 't_in'.*read-only flag/],
-    ["redirect_output", "E_DESCRIPTOR_CHANGED", /the output .*data address/],
-    ["grow_input", "E_DESCRIPTOR_CHANGED", /argument 0 't_in'.*element count/],
-    ["forge_return", "E_FOREIGN_RETURN", /outside the kernel heap/],
-    ["forge_raw", "E_FOREIGN_RETURN", /not a tensor of this launch/],
+  /**
+   * Descriptor attacks: each must fail (default mode: with the tamper error naming the tensor), and nothing outside the
+   * call may change. With checks on, a raw store into a descriptor (in the context block) is refused before it happens;
+   * with checks off (checksOff) it lands, and the host finds the changed descriptor after the kernel returns.
+   */
+  const CONTEXT_STORE = /store of \d+ bytes at 0x[0-9a-f]+ into core 0's context block/;
+  const DESC_ATTACKS: [string, string, RegExp, boolean][] = [
+    ["clear_read_only", "E_FOREIGN_STORE", CONTEXT_STORE, false],
+    ["clear_read_only", "E_DESCRIPTOR_CHANGED", /argument 0 't_in'.*read-only flag/, true],
+    ["redirect_output", "E_FOREIGN_STORE", CONTEXT_STORE, false],
+    ["redirect_output", "E_DESCRIPTOR_CHANGED", /the output .*data address/, true],
+    ["grow_input", "E_FOREIGN_STORE", CONTEXT_STORE, false],
+    ["grow_input", "E_DESCRIPTOR_CHANGED", /argument 0 't_in'.*element count/, true],
+    ["forge_return", "E_FOREIGN_STORE", CONTEXT_STORE, false],
+    ["forge_return", "E_FOREIGN_RETURN", /outside the kernel heap/, true],
+    ["forge_raw", "E_FOREIGN_RETURN", /not a tensor of this launch/, false],
   ];
 
-  it.each(DESC_ATTACKS)("%s is detected (%s), sync and async, and reaches no later call", async (name, code, message) => {
+  it.each(DESC_ATTACKS)("%s is detected (%s), sync and async, and reaches no later call (checks off: %s)", async (name, code, message, checksOff) => {
+    if (sanitize && checksOff) return; // sanitize mode refuses the store whatever the checks setting
+    attacks.desc.configure({ checks: !checksOff });
     const bystanders = new Bystanders(4, 27);
     // The baseline is taken after the same later calls once: libraries and core regions they create on first use stay, by design.
     await laterCallsWork(31);
@@ -97,6 +108,7 @@ describe.each([false, true])("sanitize: %s", (sanitize) => {
     for (const t of [x, other]) t.dispose();
     expect(hbm().bytesInUse).toBe(before);
     bystanders.dispose();
+    attacks.desc.configure({ checks: true });
   });
 
   it("returning an input is still a valid result: the host copies it into the output", async () => {
