@@ -23,8 +23,9 @@
 // The core's kernel heap (with a C++ kernel's stack) has an initcheck: a bit
 // per heap byte (the written-map, just past the heap: host/device/core-
 // regions.ts), set by every store there of up to 16 bytes (longer ones set it
-// in miss()), and checked by every kernel load of up to 16 bytes: a load of a
-// byte whose bit is clear goes to miss(), which names it. The kernel
+// in miss()), and checked by every kernel load of up to 16 bytes: a load of
+// which no byte was written goes to miss(), which names it (a load with some
+// written bytes passes: an aggregate copied with its padding). The kernel
 // library's own loads, and bulk_load (a kernel memory.copy's source: the copy
 // carries its bits over, host/checks/sanitizer.ts), are not checked. The
 // highest heap address a store marked is kept in the word before the bits,
@@ -148,8 +149,9 @@ function acceptLiveTcm(kind: number): number[] {
 
 /**
  * Inside the heap: a store of up to 16 bytes sets its bits in the written-map (and raises the marked end), a kernel
- * load of up to 16 bytes is accepted when all its bits are set; anything longer, and a load of a byte never written,
- * goes to miss(). The kernel library's loads and bulk loads are accepted as they are.
+ * load of up to 16 bytes is accepted when any of its bits is set (a struct copied by wide loads reads its padding
+ * too); anything longer, and a load of bytes none of which was written, goes to miss(). The kernel library's loads
+ * and bulk loads are accepted as they are.
  *   off = i32(a - heapLo); mapAt = map + 16 + (off >> 3); mask = ((1 << bytes) - 1) << (off & 7)
  */
 function heapCheck(kind: number): number[] {
@@ -167,7 +169,7 @@ function heapCheck(kind: number): number[] {
       ...eWord, ...marked, OP.i32GtU, OP.if, EMPTY_BLOCK, OP.globalGet, HEAP_MAP_GLOBAL, ...eWord, OP.i32Store, 2, ...uleb(HEAP_MARKED_END), OP.end,
       OP.localGet, ADDR, OP.return,
     ]
-    : [...word, OP.localGet, MASK, OP.i32And, OP.localGet, MASK, OP.i32Eq, OP.if, EMPTY_BLOCK, OP.localGet, ADDR, OP.return, OP.end];
+    : [...word, OP.localGet, MASK, OP.i32And, OP.if, EMPTY_BLOCK, OP.localGet, ADDR, OP.return, OP.end];
   return [
     ...inHeap, OP.if, EMPTY_BLOCK,
     ...short, OP.if, EMPTY_BLOCK,

@@ -12,8 +12,9 @@
 // - in the TCM arena only blocks tcm_malloc handed out and not yet freed are
 //   reachable (the kernel library also reaches their guard bytes);
 // - the printf ring and the kernel heap are free to use, but a kernel load of
-//   heap bytes (the C++ stack is on the heap) that nothing wrote since the
-//   call started is E_SANITIZE_UNINIT: a bit per heap byte says which were
+//   heap bytes (the C++ stack is on the heap) none of which anything wrote
+//   since the call started is E_SANITIZE_UNINIT (a load with some written
+//   bytes passes: clang copies a struct with its padding in wide loads): a bit per heap byte says which were
 //   written (host/device/heap-written-map.ts), set by every store, the kernel
 //   library's too, and cleared for each block the heap's allocator hands out
 //   (a block freed and handed out again is unwritten); a memory.copy carries its source's bits to its
@@ -200,6 +201,13 @@ class Sanitizer {
     return -1;
   }
 
+  /** Whether no byte of heap bytes [a, e) was written in this run. */
+  private noneWritten(heap: HeapLayout, a: number, e: number): boolean {
+    const bits = new Uint8Array(this.scope.memory.buffer, heap.map + HEAP_WRITTEN_BITS);
+    for (let p = a - heap.base; p < e - heap.base; p++) if (bits[p >> 3] & (1 << (p & 7))) return false;
+    return true;
+  }
+
   /** A kernel memory.copy's source [a, a + bytes) was checked; its destination comes next (afterBulkStore). */
   afterBulkLoad(addr: number, offset: number, bytes: number): void {
     this.copySource = { start: (addr >>> 0) + (offset >>> 0), bytes: bytes >>> 0 };
@@ -238,10 +246,7 @@ class Sanitizer {
     const heap = this.heap;
     if (heap && a >= heap.base && e <= heap.end) {
       if (store) this.markWritten(heap, a, e);
-      else if (!runtime && !(kind & KIND_BULK)) {
-        const first = this.firstUnwritten(heap, a, e);
-        if (first >= 0) throw this.uninitError(heap, a, size, first);
-      }
+      else if (!runtime && !(kind & KIND_BULK) && this.noneWritten(heap, a, e)) throw this.uninitError(heap, a, size, a);
       return addr;
     }
     const core = this.core;
