@@ -81,7 +81,7 @@ describe("sanitize: C++ reads of heap and stack bytes nothing wrote", () => {
     expect(e).toBeInstanceOf(SanitizerError);
     expect(e.code).toBe("E_SANITIZE_UNINIT");
     expect(e.details).toMatchObject({ region: "stack", file: cpp("kernels.cpp"), line: sumLine("stack_partial", "sum += buf[i]") });
-    expect(e.message).toContain("of core 0's C++ stack [0x");
+    expect(e.message).toMatch(/ \(bytes \d+ to \d+ below its top\) of core 0's C\+\+ stack \[0x/);
     expect(e.message).toContain("a local variable or array read before it was written");
   });
 

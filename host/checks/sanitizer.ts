@@ -402,7 +402,10 @@ class Sanitizer {
     const region = this.heapRegionOf(heap, a);
     const { fn, at, place } = this.accessAt();
     const where = `${region.what}${region.start !== undefined ? ` ${span({ start: region.start, end: region.end! })}` : ""}`;
-    const within = region.start !== undefined ? ` (bytes ${first - region.start} to ${last - region.start} of its ${plural(region.end! - region.start, "byte")})` : "";
+    // A stack frame is found from the top, where the stack starts; a block's bytes from its start.
+    const within = region.start === undefined ? ""
+      : region.kind === "stack" ? ` (${first === last ? "the byte" : "bytes"} ${region.end! - first}${first === last ? "" : ` to ${region.end! - last}`} below its top)`
+      : ` (bytes ${first - region.start} to ${last - region.start} of its ${plural(region.end! - region.start, "byte")})`;
     return new SanitizerError("E_SANITIZE_UNINIT", `${this.where()}: sanitizer: load of ${plural(bytes, "byte")} at ${hex(a)} reads ${never}${within} of ${where}, which nothing wrote in this call: ${region.why}${at}`, {
       op: site?.op, core: site?.core,
       details: { access: "load", address: a, bytes, region: region.kind, ...(region.start !== undefined ? { block: { start: region.start, end: region.end } } : {}), unwritten: { start: first, end: last + 1 }, function: fn, ...place },
