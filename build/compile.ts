@@ -81,7 +81,8 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
     // The sanitizer's checks go first, so that they, not the ownership checks (build/ownership-pass.ts), name an access they refuse.
     afterCompile: (module: binaryen.Module) => {
       if (req.sanitize) instrumentMemory(module, { isRuntime: isGpsimdRuntime });
-      if (!req.extraCflags.includes(WITHOUT_OWNERSHIP_CHECKS)) instrumentOwnership(module, { isRuntime: isGpsimdRuntime, checkStores: !req.sanitize });
+      // The SIMD helpers (assembly/simd.ts) check their ranges once per call instead.
+      if (!req.extraCflags.includes(WITHOUT_OWNERSHIP_CHECKS)) instrumentOwnership(module, { isRuntime: (name) => isGpsimdRuntime(name) || name.startsWith("~lib/gpsimd/simd/"), checkStores: !req.sanitize });
     },
     sourceCache: new Map<string, string>(), // both compiles must see the same text, even if a file changes meanwhile
   };

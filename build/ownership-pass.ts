@@ -34,6 +34,7 @@ export interface OwnershipOptions {
 type Kind = "Load" | "Store" | "AtomicRMW" | "AtomicCmpxchg" | "SIMDLoad" | "SIMDLoadStoreLane" | "MemoryCopy" | "MemoryFill" | "MemoryInit";
 const B = binaryen as unknown as Record<Kind, Record<string, (expr: number, value?: number) => number>> & {
   _BinaryenFunctionAddVar(f: number, t: number): number;
+  _BinaryenFunctionSetBody(f: number, body: number): void;
 };
 const ids = binaryen as unknown as Record<string, number>;
 
@@ -73,7 +74,7 @@ function runtimeNames(module: binaryen.Module, options: OwnershipOptions): { glo
 export function instrumentOwnership(module: binaryen.Module, options: OwnershipOptions): void {
   const { i32, none } = binaryen;
   const names = runtimeNames(module, options);
-  const g = (key: keyof typeof OWN_GLOBALS) => module.global.get(names.global(OWN_GLOBALS[key]), i32);
+  const global = (key: keyof typeof OWN_GLOBALS) => module.global.get(names.global(OWN_GLOBALS[key]), i32);
   const fn = (key: keyof typeof OWN_FUNCTIONS) => names.func(OWN_FUNCTIONS[key]);
   const c = (n: number) => module.i32.const(n);
   // binaryen.js's i64.const takes one bigint (its typings say two numbers).
@@ -94,6 +95,13 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
   const places = options.placeCalls ? accessPlaces(module, work.flatMap((w) => w.found)) : new Map<number, Place>();
 
   for (const { func, found } of work) {
+    // The TCM and private-region bounds change only when a launch begins: read once per call into locals (kept in
+    // registers), not per access. The statics' and last tensor's ranges stay globals (the slow path moves the latter).
+    const cached = new Map((["tcmLo", "tcmSpan", "ownLo", "ownSpan"] as const).map((key) => [key as string, B._BinaryenFunctionAddVar(func, i32)]));
+    const g = (key: keyof typeof OWN_GLOBALS) => {
+      const l = cached.get(key);
+      return l === undefined ? global(key) : module.local.get(l, i32);
+    };
     /** The slow-path call, at its access's source place. */
     const placed = (access: number, call: number): number => {
       const place = places.get(access);
@@ -145,11 +153,11 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
         ? module.if(module.i32.and(module.i32.eqz(inRange(a(), g("staticLo"), g("staticSpan"))), module.i32.eqz(inRange(a(), g("hitLo"), g("hitSpan")))),
           placed(access, module.call(fn("miss"), [a(), c(bytes), c(1)], none)))
         : module.nop();
+      // TCM first: the stores of a kernel's inner loops go there.
       return module.block(null, [
         module.local.set(p, ptr),
-        module.if(inRange(a(), g("ownLo"), g("ownSpan")),
-          module.if(inRange(a(), g("tcmLo"), g("tcmSpan")), markWritten(p, offset, bytes)),
-          outside),
+        module.if(inRange(a(), g("tcmLo"), g("tcmSpan")), markWritten(p, offset, bytes),
+          module.if(module.i32.eqz(inRange(a(), g("ownLo"), g("ownSpan"))), outside)),
         get(p),
       ], i32);
     };
@@ -191,6 +199,9 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
         B.MemoryInit.setDest(expr, block); B.MemoryInit.setOffset(expr, second); B.MemoryInit.setSize(expr, size);
       }
     }
+    const info = binaryen.getFunctionInfo(func);
+    const loads = [...cached].map(([key, l]) => module.local.set(l, global(key as keyof typeof OWN_GLOBALS)));
+    B._BinaryenFunctionSetBody(func, module.block(null, [...loads, info.body], info.results));
   }
 }
 

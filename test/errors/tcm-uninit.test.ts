@@ -59,6 +59,15 @@ for (const sanitize of [false, true]) {
       });
     });
 
+    it("a SIMD helper (relu_f32) over a row copied one element short: named at the helper's call, once per call", () => {
+      const x = tensor([1, -2, 3, -4, 5, -6, 7, -8]);
+      const e = expectFailureKeepsInputs([x], () => o.relu_short_copy(x), UninitializedTcmError, "E_TCM_UNWRITTEN_READ", [
+        `${name}::relu_short_copy (core 0)`, "read of bytes [0, 32) of the 32-byte TCM block", "byte 28 was never written", "its written part ends at byte 28",
+        `at relu_short_copy (${FILE}:${lineOf("relu_f32(buf, buf")}:`,
+      ]);
+      expect(e.details).toMatchObject({ range: [0, 32], firstUnwritten: 28, writtenEnd: 28, line: lineOf("relu_f32(buf, buf") });
+    });
+
     // (In sanitize mode the sanitizer, whose checks run first, names a read past a block's end: test/sanitize.test.ts.)
     it.skipIf(sanitize)("an argmax scanning one element past its row: a read past the block's end, at its line", () => {
       const n = 100;
