@@ -4,6 +4,7 @@ import path from "node:path";
 import { custom_op, shutdown, type Library, type LoadOptions } from "gpsimd";
 import { loadOp, PACKAGE_ROOT, OPS_BUILD_DIR, type OpLibraryName } from "../ops/index.js";
 import { seedCpp, reluSource } from "../examples/seeds-cpp.js";
+import { WITHOUT_OWNERSHIP_CHECKS } from "../build/ownership-names.js";
 
 const loaded = new Map<string, Library>();
 
@@ -53,6 +54,21 @@ export function seedCppKernel(kind: "giou-fixed" | "giou-fixed-1core" | "relu-tc
     shape_srcs: [seedCpp(giou ? "shape.cpp" : "relu-shape.cpp")],
     multicore: kind === "giou-fixed" || kind === "relu-multicore",
     extra_cflags: [`-Dmy_ops=${name}`], // the seeds all register my_ops
+  });
+}
+
+/**
+ * A shipped TCM kernel (ops/giou, ops/relu) under its own name, built without the default mode's raw load and store
+ * checks (build/ownership-pass.ts): the checks suite times the shipped library against it.
+ */
+export function withoutOwnershipChecks(kind: "giou-tcm" | "giou-multicore" | "relu-tcm"): Library {
+  const [op, variant] = kind.split("-") as ["giou" | "relu", "tcm" | "multicore"];
+  return load({
+    name: `bench_${kind.replace("-", "_")}_unchecked`,
+    compute_srcs: [path.join(PACKAGE_ROOT, "ops", op, `${variant}.ts`)],
+    shape_srcs: [path.join(KERNELS, `register-${kind}-unchecked.ts`)],
+    multicore: variant === "multicore",
+    extra_cflags: [WITHOUT_OWNERSHIP_CHECKS],
   });
 }
 

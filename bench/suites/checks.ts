@@ -5,10 +5,11 @@ import { ops, tensor, randn, type Library, type Tensor, type RuntimeOptions } fr
 import { giouOf as giou } from "../../ops/giou/reference.js";
 import { w1Boxes, W1_BATCH, W1_BOXES } from "../../ops/giou/boxes.js";
 import { reluForward, reluBackward } from "../../ops/relu/reference.js";
-import { shipped, accessorOrderKernels } from "../libraries.js";
+import { shipped, accessorOrderKernels, withoutOwnershipChecks } from "../libraries.js";
 import { GIOU_TOLERANCE } from "./giou.js";
 import { reluWorkloadName } from "./relu.js";
 import type { Suite, Workload } from "../suite.js";
+import { UNCHECKED_BUILD } from "../unchecked-build.js";
 
 const ON: RuntimeOptions = { checks: true, cross_core_checks: true };
 const OFF: RuntimeOptions = { checks: false, cross_core_checks: false };
@@ -30,6 +31,7 @@ export const checksSuite: Suite = {
   notes: [
     "checks-off: library.configure({ checks: false, cross_core_checks: false }); checks-on: the defaults.",
     "Workload names are <workload>-<kernel variant>; the paired ratio is time(checks-on) / time(checks-off) from alternating bursts.",
+    `<workload>${UNCHECKED_BUILD}: the shipped library with checks on (raw loads and stores checked too) against the same kernel built with ${"-DGPSIMD_WITHOUT_OWNERSHIP_CHECKS=1"} (no raw load and store checks), checks off.`,
   ],
   maxTime: 1,
   setup(scope) {
@@ -69,6 +71,36 @@ export const checksSuite: Suite = {
         });
       }
     });
+    // The default mode (checks on, raw loads and stores checked) against the same kernel built without those checks,
+    // checks off: what the default mode costs in all.
+    const unchecked = [
+      ["giou-tcm", "giou_tcm", () => ops.giou_tcm.giou(pred, target), giouReference, W1_BATCH * W1_BOXES, "W1 GIOU, tcm kernel"],
+      ["giou-multicore", "giou_multicore", () => ops.giou_multicore.giou(pred, target), giouReference, W1_BATCH * W1_BOXES, "W1 GIOU, multicore-tcm kernel"],
+    ] as const;
+    for (const [kind, name, run, reference, elements, title] of unchecked) {
+      const plain = withoutOwnershipChecks(kind);
+      const plainOp = ops[`bench_${kind.replace("-", "_")}_unchecked`];
+      workloads.push({
+        name: `${kind}${UNCHECKED_BUILD}`, title: `${title}: default checks against a build without raw load and store checks, checks off`,
+        reference, tolerance: GIOU_TOLERANCE, baseline: "unchecked-build-checks-off", elements, paired: true,
+        variants: [
+          { name: CHECKS_ON, run, prepare: () => { shipped(name).configure(ON); } },
+          { name: "unchecked-build-checks-off", run: () => plainOp.giou(pred, target), prepare: () => { plain.configure(OFF); } },
+        ],
+      });
+    }
+    for (const [size, k] of [[[32, 4096], 0], [[4096, 4096], 3]] as const) {
+      const x = scope.keep(randn([...size], { seed: 60 + k }));
+      const plain = withoutOwnershipChecks("relu-tcm");
+      workloads.push({
+        name: `${reluWorkloadName("fwd", [...size])}-tcm${UNCHECKED_BUILD}`, title: `W2 ReLU forward, [${size.join(", ")}], tcm kernel: default checks against a build without raw load and store checks, checks off`,
+        reference: reluForward(x.data() as Float32Array), tolerance: { abs: 0, rel: 0 }, baseline: "unchecked-build-checks-off", elements: x.numel(), paired: true,
+        variants: [
+          { name: CHECKS_ON, run: () => ops.relu_tcm.relu_forward(x), prepare: () => { shipped("relu_tcm").configure(ON); } },
+          { name: "unchecked-build-checks-off", run: () => ops.bench_relu_tcm_unchecked.relu_forward(x), prepare: () => { plain.configure(OFF); } },
+        ],
+      });
+    }
     // Element-wise accessors writing in order and out of order: 2 accesses (a read and a write) per element.
     const order = accessorOrderKernels();
     scope.atEnd(() => order.configure(ON));

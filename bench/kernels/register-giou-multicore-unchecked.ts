@@ -1,0 +1,7 @@
+// ops/giou's multicore kernel under its own name, built without the default mode's raw load and store checks (bench/suites/checks.ts).
+import { NEURON_LIBRARY } from "gpsimd";
+import { giou_shape } from "../../ops/giou/shape";
+
+NEURON_LIBRARY("bench_giou_multicore_unchecked", (m) => {
+  m.def("giou", giou_shape, "giou");
+});
