@@ -139,8 +139,23 @@ export function own_read_range(src: usize, bytes: usize): void {
   let p = from;
   // 16 written-map bytes at a time (the map lies inside the core's region, so a load past `to` stays in it), then
   // byte by byte from the first group with an unwritten byte.
+  while (p + 64 <= to) {
+    const m = p + <usize>TCM_SHADOW_DELTA;
+    if (!i8x16.all_true(v128.and(v128.and(v128.load(m), v128.load(m, 16)), v128.and(v128.load(m, 32), v128.load(m, 48))))) break;
+    p += 64;
+  }
   while (p + 16 <= to && i8x16.all_true(v128.load(p + <usize>TCM_SHADOW_DELTA))) p += 16;
   for (; p < to; p++) if (load<u8>(p + <usize>TCM_SHADOW_DELTA) == 0) report(E_TCM_UNWRITTEN_READ, src, bytes, p);
+}
+
+/**
+ * A helper's store of [dst, dst + bytes) after its read of the same bytes (an in-place operation): the read proved
+ * TCM bytes written, so only a range outside TCM is checked as a store.
+ */
+export function own_store_in_place(dst: usize, src: usize, bytes: usize): void {
+  const lo = gpsimd_own_tcm_lo;
+  if (dst == src && dst >= lo && dst + bytes <= lo + gpsimd_own_tcm_span) return;
+  gpsimd_own_store(dst, bytes);
 }
 
 /** A kernel memory.copy: the source is a load (every TCM byte written), the destination a store. */

@@ -5,12 +5,12 @@
 // Each checks its ranges once (assembly/ownership.ts), as memory.copy is
 // checked, rather than access by access: the build's ownership pass leaves
 // these helpers out (build/compile.ts).
-import { own_read_range, gpsimd_own_store } from "./ownership";
+import { own_read_range, own_store_in_place } from "./ownership";
 
 /** dst[i] = max(src[i], 0) for n float32 values (dst may equal src). */
 export function relu_f32(dst: usize, src: usize, n: usize): void {
   own_read_range(src, n << 2);
-  gpsimd_own_store(dst, n << 2);
+  own_store_in_place(dst, src, n << 2);
   const zero = f32x4.splat(0);
   let i: usize = 0;
   for (; i + 16 <= n; i += 16) {
@@ -31,7 +31,7 @@ export function relu_f32(dst: usize, src: usize, n: usize): void {
 export function relu_backward_f32(dst: usize, grad: usize, x: usize, n: usize): void {
   own_read_range(grad, n << 2);
   own_read_range(x, n << 2);
-  gpsimd_own_store(dst, n << 2);
+  own_store_in_place(dst, grad, n << 2);
   const zero = f32x4.splat(0);
   let i: usize = 0;
   for (; i + 4 <= n; i += 4) {
@@ -48,7 +48,7 @@ export function relu_backward_f32(dst: usize, grad: usize, x: usize, n: usize): 
 export function add_f32(dst: usize, a: usize, b: usize, n: usize): void {
   own_read_range(a, n << 2);
   own_read_range(b, n << 2);
-  gpsimd_own_store(dst, n << 2);
+  own_store_in_place(dst, a, n << 2);
   let i: usize = 0;
   for (; i + 4 <= n; i += 4) { const o = i << 2; v128.store(dst + o, f32x4.add(v128.load(a + o), v128.load(b + o))); }
   for (; i < n; i++) { const o = i << 2; store<f32>(dst + o, load<f32>(a + o) + load<f32>(b + o)); }
@@ -57,7 +57,7 @@ export function add_f32(dst: usize, a: usize, b: usize, n: usize): void {
 /** dst[i] = -src[i] for n float32 values. */
 export function neg_f32(dst: usize, src: usize, n: usize): void {
   own_read_range(src, n << 2);
-  gpsimd_own_store(dst, n << 2);
+  own_store_in_place(dst, src, n << 2);
   let i: usize = 0;
   for (; i + 4 <= n; i += 4) { const o = i << 2; v128.store(dst + o, f32x4.neg(v128.load(src + o))); }
   for (; i < n; i++) { const o = i << 2; store<f32>(dst + o, -load<f32>(src + o)); }
