@@ -45,6 +45,11 @@ export function gpsimd_get_policy(desc: usize): i32 { return T(desc).get_accesso
 export let gpsimd_stack_limit: usize = 0;
 /** Its highest address (the stack starts there, empty): a move above it leaves the stack too (stack-checks.ts). */
 export let gpsimd_stack_top: usize = 0;
+/**
+ * The lowest address the stack pointer reached in this call (stack-checks.ts lowers it): the stack below it was not
+ * touched, and the host need not clear it before the next call (host/cores/heap-hygiene.ts).
+ */
+export let gpsimd_stack_low: usize = 0;
 let stackBytes: usize = 0;
 
 /** A stack for the C++ kernel on this core's heap (emptied at every launch): returns its top. */
@@ -52,6 +57,7 @@ export function gpsimd_stack(bytes: usize): usize {
   gpsimd_stack_limit = heap.alloc(bytes);
   stackBytes = bytes;
   gpsimd_stack_top = gpsimd_stack_limit + bytes;
+  gpsimd_stack_low = gpsimd_stack_top;
   return gpsimd_stack_top;
 }
 

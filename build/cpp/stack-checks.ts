@@ -17,7 +17,10 @@
 //   (`i32.wrap_i64`, a VLA bound or alloca size of type int64_t): a size of 4
 //   GB or more (or a negative one) would otherwise wrap to a small one.
 // A pointer not on the kernel's stack (the static stack lld gives code that
-// runs before the kernel switched stacks) is not checked. The call a
+// runs before the kernel switched stacks) is not checked. Each move that stays
+// on the stack also lowers the runtime's gpsimd_stack_low when it goes below
+// it: the stack under that mark was not touched, and the host clears only the
+// rest between calls (host/cores/heap-hygiene.ts). The call a
 // subtraction's check makes takes the subtraction's source place (the VLA's
 // or alloca's line), so the error names that line even when the optimiser
 // inlines the function.
@@ -26,7 +29,7 @@ import { walkExpressions } from "../binaryen-walk.js";
 
 const STACK_POINTER = "__stack_pointer";
 /** The runtime's exports the checks use (assembly/cpp-abi.ts). */
-const LIMIT = "gpsimd_stack_limit", TOP = "gpsimd_stack_top", OVERFLOW = "gpsimd_stack_overflow";
+const LIMIT = "gpsimd_stack_limit", TOP = "gpsimd_stack_top", OVERFLOW = "gpsimd_stack_overflow", LOW = "gpsimd_stack_low";
 
 /** binaryen.js getters and setters and the local adder its typings do not declare. */
 const api = binaryen as unknown as {
@@ -77,6 +80,7 @@ export function insertStackChecks(module: binaryen.Module, from: string): number
   const { i32 } = binaryen;
   module.addGlobalImport(LIMIT, from, LIMIT, i32, true);
   module.addGlobalImport(TOP, from, TOP, i32, true);
+  module.addGlobalImport(LOW, from, LOW, i32, true);
   module.addFunctionImport(OVERFLOW, from, OVERFLOW, binaryen.none, binaryen.none);
   const sp = () => module.global.get(STACK_POINTER, i32);
   const limit = () => module.global.get(LIMIT, i32);
@@ -84,6 +88,8 @@ export function insertStackChecks(module: binaryen.Module, from: string): number
   const overflow = () => module.call(OVERFLOW, [], binaryen.none);
   /** v is on the kernel's stack: limit <= v <= top (v is read twice: a local.get or global.get). */
   const onStack = (v: () => number) => module.i32.and(module.i32.ge_u(v(), limit()), module.i32.le_u(v(), top()));
+  /** if (onStack(v) && v < low) low = v (v is read several times: side-effect free). */
+  const lower = (v: () => number) => module.if(module.i32.and(onStack(v), module.i32.lt_u(v(), module.global.get(LOW, i32))), module.global.set(LOW, v()));
   const moves = stackPointerMoves(module);
   const places = sourcePlaces(module, moves.flatMap((m) => m.subs));
   let checks = 0;
@@ -96,6 +102,7 @@ export function insertStackChecks(module: binaryen.Module, from: string): number
       api.GlobalSet.setValue(set, module.block(null, [
         module.local.set(next, api.GlobalSet.getValue(set)),
         module.if(module.i32.and(onStack(sp), module.i32.eqz(onStack(get))), overflow()),
+        lower(get),
         get(),
       ], i32));
     }
@@ -116,6 +123,7 @@ export function insertStackChecks(module: binaryen.Module, from: string): number
       api.Binary.setRight(sub, module.block(null, [
         module.local.set(n, size),
         module.if(module.i32.and(onStack(s), module.i32.gt_u(module.local.get(n, i32), module.i32.sub(s(), limit()))), placedOverflow()),
+        lower(() => module.i32.sub(s(), module.local.get(n, i32))),
         checked,
       ], i32));
       // When the optimiser inlines the runtime's overflow function here, its abort call has no line; the source

@@ -13,7 +13,7 @@ import {
 import { regionAt } from "../device/core-regions.js";
 import { hbm } from "../device/hbm.js";
 import { MemoryViews } from "../device/memory-views.js";
-import { clearUsedHeap, markWholeHeapUsed } from "./heap-hygiene.js";
+import { clearUsedHeap, markWholeHeapUsed, recordStackUse } from "./heap-hygiene.js";
 import { withRerunHint } from "../checks/rerun-hint.js";
 import { isSanitized } from "../checks/sanitizer.js";
 import { E_STOPPED, E_TCM_LEAK } from "../checks/error-codes.js";
@@ -388,6 +388,7 @@ export class KernelInstance {
       this.kernelStart?.();
       const returned = (fn(...args) ?? 0) >>> 0; // an address: wasm returns i32, device memory reaches 4 GiB
       this.exit();
+      recordStackUse(this.views, site.ctx, heapEnd, this.globalValue("gpsimd_stack_limit"), this.globalValue("gpsimd_stack_low"), this.globalValue("gpsimd_stack_top"));
       const reads = this.reads.length > READS_BOUND ? mergedIntervals(this.reads) : this.reads;
       return { returned, warnings: this.warnings, writes: this.writes, reads, droppedPrintf: this.dropped };
     } catch (e) {

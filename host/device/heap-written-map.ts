@@ -3,10 +3,16 @@
 // call has written: a bit per heap byte, in device memory just past the heap
 // (kernel accesses never reach it: it is outside the core's heap in every
 // mode). Its first word is the highest heap address a store marked (the
-// marked end), so that a run clears only the bits the run before it set.
+// marked end), so that a run clears only the bits the run before it set; the
+// next two words are the host's, in every mode (HEAP_UNTOUCHED_LO).
 
 /** Offset in the map of the marked end (u32: a heap address; the heap's base or less when no bit is set). */
 export const HEAP_MARKED_END = 0;
+/**
+ * Offsets in the map of [lo, hi): heap bytes the last call on the core did not touch (the C++ stack below its
+ * low-water mark), which the host need not clear before the next call (host/cores/heap-hygiene.ts); 0, 0 for none.
+ */
+export const HEAP_UNTOUCHED_LO = 4, HEAP_UNTOUCHED_HI = 8;
 /** Offset in the map of the first bit byte: bit (p - heap base) & 7 of byte (p - heap base) >> 3 is heap byte p's. */
 export const HEAP_WRITTEN_BITS = 16;
 
