@@ -46,6 +46,8 @@ export interface CountingOptions {
   sourceFileAt?(offset: number, bodyStart: number): string | null;
   /** Source files of the kernel library (its code inlined into kernel functions is not counted). */
   isRuntimeFile(file: string): boolean;
+  /** Source files of checks the build added to kernel code (build/ownership-pass.ts): the emulator's, not counted at all. */
+  isCheckFile?(file: string): boolean;
 }
 
 /** The counting module and how its offsets map back. */
@@ -196,16 +198,20 @@ export function instrumentCounting(bytes: Uint8Array, options: CountingOptions):
     let current: Segment = { at: body.codeStart, counts: INSTRUCTION_CLASSES.map(() => 0) };
     segments.push(current);
     let inRuntime = false; // the last mapped instruction was the kernel library's (inlined)
+    let inCheck = false; // the last mapped instruction was a check the build added (not counted)
     for (let i = 0; i < code.length; i++) {
       const ins = code[i];
       if (isPoll(code, i)) { i += 4; continue; }
       const file = options.sourceFileAt?.(ins.start, body.start);
       if (file !== undefined && file !== null) {
-        const runtime = options.isRuntimeFile(file);
-        if (runtime && !inRuntime) current.counts[CLASS_INDEX.get("libraryCall")!]++;
-        inRuntime = runtime;
+        inCheck = options.isCheckFile?.(file) ?? false;
+        if (!inCheck) {
+          const runtime = options.isRuntimeFile(file);
+          if (runtime && !inRuntime) current.counts[CLASS_INDEX.get("libraryCall")!]++;
+          inRuntime = runtime;
+        }
       }
-      if (!inRuntime) {
+      if (!inRuntime && !inCheck) {
         let cls: InstructionClass | null;
         if (ins.prefix === 0 && ins.code === 0x10) cls = callClass(callee(ins));
         else cls = classOf(ins);

@@ -25,3 +25,6 @@ export const OWNERSHIP_EXPORTS = `export { ${[...Object.values(OWN_GLOBALS), ...
  * what they cost (bench/suites/checks.ts). It is part of the library's hash like any flag.
  */
 export const WITHOUT_OWNERSHIP_CHECKS = "-DGPSIMD_WITHOUT_OWNERSHIP_CHECKS=1";
+
+/** The source file the code of the checks maps to (build/ownership-pass.ts): the emulator's, never counted as the kernel's (build/count-pass.ts). */
+export const CHECK_SOURCE = "~lib/(gpsimd ownership checks)";

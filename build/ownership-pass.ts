@@ -14,7 +14,7 @@
 // It is deterministic and adds no address constants, so builds A and B stay identical but for those (build/relocate.ts).
 import binaryen from "binaryen";
 import { walkExpressions } from "./binaryen-walk.js";
-import { OWN_GLOBALS, OWN_FUNCTIONS } from "./ownership-names.js";
+import { OWN_GLOBALS, OWN_FUNCTIONS, CHECK_SOURCE } from "./ownership-names.js";
 import { TCM_SHADOW_DELTA } from "../host/device/layout.js";
 
 /** Where the runtime's globals and functions are: in this module (exported by the virtual entry), or imported from `importFrom`. */
@@ -29,6 +29,11 @@ export interface OwnershipOptions {
    * AssemblyScript build's calls already sit where their access's place is in force.
    */
   placeCalls?: boolean;
+  /**
+   * Map the added code to CHECK_SOURCE, so profiling does not count it as the kernel's. Only where the source map is
+   * written by Binaryen alone (a C++ kernel): asc embeds each mapped file's text and has none for this one.
+   */
+  tagChecks?: boolean;
 }
 
 type Kind = "Load" | "Store" | "AtomicRMW" | "AtomicCmpxchg" | "SIMDLoad" | "SIMDLoadStoreLane" | "MemoryCopy" | "MemoryFill" | "MemoryInit";
@@ -93,6 +98,8 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
     if (found.length) work.push({ func, found });
   }
   const places = options.placeCalls ? accessPlaces(module, work.flatMap((w) => w.found)) : new Map<number, Place>();
+  const checkFile = options.tagChecks ? module.addDebugInfoFileName(CHECK_SOURCE) : null;
+  const unknownKind = (id: number) => new Error(`ownership checks: expression kind ${id} in the code they add`);
 
   for (const { func, found } of work) {
     // The TCM and private-region bounds change only when a launch begins: read once per call into locals (kept in
@@ -102,11 +109,24 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
       const l = cached.get(key);
       return l === undefined ? global(key) : module.local.get(l, i32);
     };
+    const calls = new Set<number>();
     /** The slow-path call, at its access's source place. */
     const placed = (access: number, call: number): number => {
       const place = places.get(access);
       if (place) module.setDebugLocation(func, call, place.file, place.line, place.column);
+      calls.add(call);
       return call;
+    };
+    /**
+     * Gives the code a check added (root, less the access's own operands and the slow-path calls) the source place
+     * CHECK_SOURCE, so that profiling's instruction counts leave it out (build/count-pass.ts): it is the emulator's.
+     */
+    const tag = (root: number, operands: number[]): number => {
+      if (checkFile === null) return root;
+      const kept = new Set<number>(calls);
+      for (const o of operands) walkExpressions(o, (e) => { kept.add(e); }, unknownKind);
+      walkExpressions(root, (e) => { if (!kept.has(e)) module.setDebugLocation(func, e, checkFile, 1, 1); }, unknownKind);
+      return root;
     };
     const local = () => B._BinaryenFunctionAddVar(func, i32);
     const get = (l: number) => module.local.get(l, i32);
@@ -137,13 +157,13 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
     const checkedLoad = (access: number, ptr: number, offset: number, bytes: number): number => {
       const p = local();
       const a = () => module.i32.add(get(p), c(offset));
-      return module.block(null, [
+      return tag(module.block(null, [
         module.local.set(p, ptr),
         // Nested, not and-ed: the written-map load must not run for an address outside TCM (near the end of memory it would trap).
         module.if(inRange(a(), g("tcmLo"), g("tcmSpan")),
           module.if(unwritten(p, offset, bytes), placed(access, module.call(fn("miss"), [a(), c(bytes), c(0)], none)))),
         get(p),
-      ], i32);
+      ], i32), [ptr]);
     };
     /** The pointer operand, checked as a store (see the top of the file). */
     const checkedStore = (access: number, ptr: number, offset: number, bytes: number): number => {
@@ -154,17 +174,17 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
           placed(access, module.call(fn("miss"), [a(), c(bytes), c(1)], none)))
         : module.nop();
       // TCM first: the stores of a kernel's inner loops go there.
-      return module.block(null, [
+      return tag(module.block(null, [
         module.local.set(p, ptr),
         module.if(inRange(a(), g("tcmLo"), g("tcmSpan")), markWritten(p, offset, bytes),
           module.if(module.i32.eqz(inRange(a(), g("ownLo"), g("ownSpan"))), outside)),
         get(p),
-      ], i32);
+      ], i32), [ptr]);
     };
     /** A bulk instruction's first operand: evaluates all three into locals, calls the runtime's check, yields the first. */
     const bulk = (first: number, second: number, size: number, check: (a: number, b: number, n: number) => number) => {
       const [a, b, n] = [local(), local(), local()];
-      const block = module.block(null, [module.local.set(a, first), module.local.set(b, second), module.local.set(n, size), check(a, b, n), get(a)], i32);
+      const block = tag(module.block(null, [module.local.set(a, first), module.local.set(b, second), module.local.set(n, size), check(a, b, n), get(a)], i32), [first, second, size]);
       return { block, second: get(b), size: get(n) };
     };
     const storeCall = (access: number, d: number, n: number) => options.checkStores
@@ -200,7 +220,7 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
       }
     }
     const info = binaryen.getFunctionInfo(func);
-    const loads = [...cached].map(([key, l]) => module.local.set(l, global(key as keyof typeof OWN_GLOBALS)));
+    const loads = [...cached].map(([key, l]) => tag(module.local.set(l, global(key as keyof typeof OWN_GLOBALS)), []));
     B._BinaryenFunctionSetBody(func, module.block(null, [...loads, info.body], info.results));
   }
 }

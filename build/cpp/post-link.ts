@@ -66,7 +66,7 @@ export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | n
     // kernel's, whatever its name: the runtime's own functions are in the runtime's module, instrumented apart.
     if (options.sanitize) instrumentMemory(module, { isRuntime: () => false });
     // The default mode's checks of raw loads and stores (build/ownership-pass.ts), after the sanitizer's, which name first what they refuse.
-    instrumentOwnership(module, { isRuntime: () => false, checkStores: !options.sanitize, importFrom: ABI_MODULE, placeCalls: true });
+    instrumentOwnership(module, { isRuntime: () => false, checkStores: !options.sanitize, importFrom: ABI_MODULE, placeCalls: true, tagChecks: true });
     const malloc = importedFunction(module, ABI_MODULE, "gpsimd_tcm_malloc");
     if (malloc) numberAllocationSites(module, { from: malloc, to: "gpsimd_tcm_malloc_at", import: { module: ABI_MODULE, base: "gpsimd_tcm_malloc_at" } });
     atomicWaits = insertStopPolls(module, { stopWordFrom: ABI_MODULE }).atomicWaits;

@@ -9,6 +9,7 @@ import { corePool } from "../cores/pool.js";
 import { instrumentCounting, type CountingModule } from "../../build/count-pass.js";
 import { RegistryError, LibraryFormatError } from "../checks/errors.js";
 import { isGpsimdRuntime, isGpsimdRuntimeFile } from "../../build/runtime-names.js";
+import { CHECK_SOURCE } from "../../build/ownership-names.js";
 import { toOriginalOffset } from "../../build/relocate.js";
 import { createSourceLocator, sourceFileLookup } from "../checks/source-locator.js";
 
@@ -26,7 +27,7 @@ export function countingLibrary(library: Library): Library {
   const lookup = placed.sourceMap ? sourceFileLookup(placed.sourceMap, placed.offsetMap) : null;
   let counted: CountingModule, module: WebAssembly.Module;
   try {
-    counted = instrumentCounting(placed.code, { isRuntimeFunction: isGpsimdRuntime, isRuntimeFile: isGpsimdRuntimeFile, sourceFileAt: lookup ?? undefined });
+    counted = instrumentCounting(placed.code, { isRuntimeFunction: isGpsimdRuntime, isRuntimeFile: isGpsimdRuntimeFile, isCheckFile: (file) => file === CHECK_SOURCE, sourceFileAt: lookup ?? undefined });
     module = new WebAssembly.Module(counted.wasm);
   } catch (e) {
     throw new LibraryFormatError("E_COUNTING", `lib${library.manifest.name}: its kernel module cannot be instrumented to count executed instructions (${e instanceof Error ? e.message : String(e)}); profile it without counting (profile(..., { count: false }), gpsimd profile --no-count)`, { cause: e });
