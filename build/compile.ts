@@ -16,6 +16,7 @@ import { cflagConstants } from "./cflags.js";
 import { instrumentMemory, isGpsimdRuntime } from "./sanitize-pass.js";
 import { instrumentOwnership } from "./ownership-pass.js";
 import { WITHOUT_OWNERSHIP_CHECKS } from "./ownership-names.js";
+import { isGpsimdRuntimeFile } from "./runtime-names.js";
 import type binaryen from "binaryen";
 import { buildCpp, isCppSource } from "./cpp/build-cpp.js";
 import { MissingCompilerError } from "./cpp/toolchain.js";
@@ -81,8 +82,10 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
     // The sanitizer's checks go first, so that they, not the ownership checks (build/ownership-pass.ts), name an access they refuse.
     afterCompile: (module: binaryen.Module) => {
       if (req.sanitize) instrumentMemory(module, { isRuntime: isGpsimdRuntime });
-      // The SIMD helpers (assembly/simd.ts) check their ranges once per call instead.
-      if (!req.extraCflags.includes(WITHOUT_OWNERSHIP_CHECKS)) instrumentOwnership(module, { isRuntime: (name) => isGpsimdRuntime(name) || name.startsWith("~lib/gpsimd/simd/"), checkStores: !req.sanitize });
+      // The SIMD helpers (assembly/simd.ts) check their ranges once per call instead; the library's @inline code is its own.
+      if (!req.extraCflags.includes(WITHOUT_OWNERSHIP_CHECKS)) {
+        instrumentOwnership(module, { isRuntime: (name) => isGpsimdRuntime(name) || name.startsWith("~lib/gpsimd/simd/"), isRuntimeFile: isGpsimdRuntimeFile, checkStores: !req.sanitize });
+      }
     },
     sourceCache: new Map<string, string>(), // both compiles must see the same text, even if a file changes meanwhile
   };

@@ -26,5 +26,8 @@ export const OWNERSHIP_EXPORTS = `export { ${[...Object.values(OWN_GLOBALS), ...
  */
 export const WITHOUT_OWNERSHIP_CHECKS = "-DGPSIMD_WITHOUT_OWNERSHIP_CHECKS=1";
 
-/** The source file the code of the checks maps to (build/ownership-pass.ts): the emulator's, never counted as the kernel's (build/count-pass.ts). */
-export const CHECK_SOURCE = "~lib/(gpsimd ownership checks)";
+/**
+ * The source file the code of the checks maps to (build/ownership-pass.ts): the emulator's, never counted as the
+ * kernel's (build/count-pass.ts). The runtime's own file, so that asc, which embeds each mapped file's text, has it.
+ */
+export const CHECK_SOURCE = "~lib/gpsimd/ownership.ts";

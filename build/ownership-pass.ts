@@ -29,11 +29,14 @@ export interface OwnershipOptions {
    * AssemblyScript build's calls already sit where their access's place is in force.
    */
   placeCalls?: boolean;
-  /**
-   * Map the added code to CHECK_SOURCE, so profiling does not count it as the kernel's. Only where the source map is
-   * written by Binaryen alone (a C++ kernel): asc embeds each mapped file's text and has none for this one.
-   */
+  /** Map the added code to CHECK_SOURCE, so profiling does not count it as the kernel's (needs the module's debug info). */
   tagChecks?: boolean;
+  /**
+   * Source files of the kernel library: an access whose place is in one is the library's code the compiler inlined
+   * into a kernel function (AssemblyScript's @inline accessors), not the kernel's, and is left unchecked as the
+   * library's own accesses are.
+   */
+  isRuntimeFile?(file: string): boolean;
 }
 
 type Kind = "Load" | "Store" | "AtomicRMW" | "AtomicCmpxchg" | "SIMDLoad" | "SIMDLoadStoreLane" | "MemoryCopy" | "MemoryFill" | "MemoryInit";
@@ -97,8 +100,17 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
       (id, expr) => new Error(`ownership checks: cannot instrument a module with expression kind ${id} (${binaryen.emitText(expr).split("\n")[0]})`));
     if (found.length) work.push({ func, found });
   }
-  const places = options.placeCalls ? accessPlaces(module, work.flatMap((w) => w.found)) : new Map<number, Place>();
-  const checkFile = options.tagChecks ? module.addDebugInfoFileName(CHECK_SOURCE) : null;
+  const places = options.placeCalls || options.isRuntimeFile || options.tagChecks ? accessPlaces(module, work.flatMap((w) => w.found)) : new Map<number, Place>();
+  if (options.isRuntimeFile) {
+    const runtimeFiles = new Set<number>();
+    for (let i = 0; ; i++) {
+      const name = module.getDebugInfoFileName(i);
+      if (!name) break;
+      if (options.isRuntimeFile(name)) runtimeFiles.add(i);
+    }
+    for (const w of work) w.found = w.found.filter((e) => !runtimeFiles.has(places.get(e)?.file ?? -1));
+  }
+  const checkFile = options.tagChecks ? debugFileIndex(module, CHECK_SOURCE) : null;
   const unknownKind = (id: number) => new Error(`ownership checks: expression kind ${id} in the code they add`);
 
   for (const { func, found } of work) {
@@ -192,6 +204,10 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
       : module.nop();
 
     for (const expr of found) {
+      // The access itself keeps its place explicitly: emitted after the check's code (mapped to CHECK_SOURCE), it must
+      // map back to the kernel's line, or profiling would count it as the check's.
+      const place = places.get(expr);
+      if (checkFile !== null && place) module.setDebugLocation(func, expr, place.file, place.line, place.column);
       const id = binaryen.getExpressionId(expr);
       if (id === binaryen.LoadId) {
         B.Load.setPtr(expr, checkedLoad(expr, B.Load.getPtr(expr), B.Load.getOffset(expr), B.Load.getBytes(expr)));
@@ -226,6 +242,16 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
 }
 
 interface Place { file: number; line: number; column: number }
+
+/** The index of a file in the module's debug info, added if it has none. */
+function debugFileIndex(module: binaryen.Module, file: string): number {
+  for (let i = 0; ; i++) {
+    const name = module.getDebugInfoFileName(i);
+    if (!name) break;
+    if (name === file) return i;
+  }
+  return module.addDebugInfoFileName(file);
+}
 
 /** The operand of an access that holds its address (a bulk instruction's destination), and its setter. */
 function pointerOperand(expr: number): { get: () => number; set: (v: number) => void } {
