@@ -84,7 +84,7 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
       if (req.sanitize) instrumentMemory(module, { isRuntime: isGpsimdRuntime });
       // The SIMD helpers (assembly/simd.ts) check their ranges once per call instead; the library's @inline code is its own.
       if (!req.extraCflags.includes(WITHOUT_OWNERSHIP_CHECKS)) {
-        instrumentOwnership(module, { isRuntime: (name) => isGpsimdRuntime(name) || name.startsWith("~lib/gpsimd/simd/"), isRuntimeFile: isGpsimdRuntimeFile, checkStores: !req.sanitize });
+        instrumentOwnership(module, { isRuntime: (name) => isGpsimdRuntime(name) || name.startsWith("~lib/gpsimd/simd/"), isRuntimeFile: isGpsimdRuntimeFile, tagChecks: true, checkStores: !req.sanitize });
       }
     },
     sourceCache: new Map<string, string>(), // both compiles must see the same text, even if a file changes meanwhile
