@@ -49,7 +49,9 @@ function counters(partial: Partial<CoreCounters>): CoreCounters {
 export const SEED_INSTRUCTIONS = {
   reluTcmPerChunk: { scalar: 527, vector: 512, memory: 512, branch: 259, divide: 0, libraryCall: 2 },
   reluMulticorePerChunk: { scalar: 528, vector: 512, memory: 512, branch: 259, divide: 0, libraryCall: 2 },
-  reluElementwisePerElement: { scalar: 8, vector: 0, memory: 2, branch: 5, divide: 0, libraryCall: 0 },
+  // One memory instruction of the kernel's loop is the inlined accessor's own (the kernel library's: not counted as the
+  // kernel's), and the default mode's raw-store test adds a branch: the same 15 cycles per element as before it.
+  reluElementwisePerElement: { scalar: 8, vector: 0, memory: 1, branch: 6, divide: 0, libraryCall: 0 },
   giouPerRow: { scalar: 269, vector: 3712, memory: 576, branch: 67, divide: 128, libraryCall: 3 },
 } as const satisfies Record<string, InstructionCounts>;
 
