@@ -420,7 +420,7 @@ class Sanitizer {
       return { kind: "stack", what: `${core} C++ stack`, start: limit, end: top, why: "a local variable or array read before it was written (its value is whatever the stack held: undefined on the device)" };
     }
     const view = new DataView(this.scope.memory.buffer);
-    for (let p = ((heap.base + BLOCK_OVERHEAD + AL_MASK) & ~AL_MASK) - BLOCK_OVERHEAD; p + BLOCK_OVERHEAD <= heap.end;) {
+    for (let p = (((heap.base + BLOCK_OVERHEAD + AL_MASK) & ~AL_MASK) >>> 0) - BLOCK_OVERHEAD; p + BLOCK_OVERHEAD <= heap.end;) {
       const size = view.getUint32(p, true), start = p + BLOCK_OVERHEAD;
       if (size === 0 || start + size > heap.end) break;
       if (a >= start && a < start + size) {

@@ -18,7 +18,7 @@ export const HEAP_WRITTEN_BITS = 16;
 
 /** Where the map of a heap that ends at heapEnd starts (16-byte aligned, past the heap). */
 export function heapWrittenMapAt(heapEnd: number): number {
-  return (heapEnd + 15) & ~15;
+  return ((heapEnd + 15) & ~15) >>> 0; // unsigned: device addresses reach 4 GiB
 }
 
 /** Bytes from heapEnd to the end of its map: alignment, header, the bits, and a word of slack for 32-bit updates. */
