@@ -7,11 +7,12 @@ import { errorFromData, GpsimdError, KernelTimeoutError } from "../checks/errors
 import { showCoreOutput, copyResult, checkCoverage, describeGaps, writeLog, type CoreReport } from "../library/library.js";
 import { readRing } from "./kernel-instance.js";
 import { verifyDescriptors } from "./descriptors.js";
-import { coreTrace, readCounters, TRACE_CORE_BYTES, type CoreTrace } from "../profiling/trace.js";
+import { coreTrace, readCounters, traceClock, TRACE_CORE_BYTES, type CoreTrace, type LaunchPhases } from "../profiling/trace.js";
 import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../checks/cross-core.js";
 import { FLAG_LOG_WRITES, FLAG_TRACE } from "../device/layout.js";
 import { C_STATUS, C_CONTEXTS, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, type CoreReportData } from "./protocol.js";
 import type { LaunchRequest } from "./pool.js";
+import type { Traced } from "../library/library.js";
 import { mergeCoreErrors } from "./core-errors.js";
 import { crossCoreError } from "./cross-core-errors.js";
 
@@ -43,6 +44,8 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
     writes.push({ core: k, intervals: data.writes.length ? [...data.writes, ...logged] : logged, reads: data.reads });
   }
   showCoreOutput(op.qualifiedName, reports);
+  const phases = request.phases;
+  if (phases) phases.reportsRead = traceClock();
   // Every core that started must have left its descriptors as the launch wrote them (descriptors.ts).
   for (const k of started) verifyDescriptors(words, reports[k].ctx, request.descriptors!, { op: op.qualifiedName, core: k, kernel: op.kernel });
   const checkWrites = (request.flags & FLAG_LOG_WRITES) !== 0 && !writesLost;
@@ -68,7 +71,12 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
       if (e) throw e;
     }
   }
-  if (request.flags & FLAG_TRACE) request.traced = { cores: coreTraces(control, traceArea, lib.cores, writes, copied ? request.output.numel() : 0), returnedBytes };
+  if (phases) phases.checked = traceClock();
+  if (request.flags & FLAG_TRACE) {
+    const traced: Traced & { host?: LaunchPhases } = { cores: coreTraces(control, traceArea, lib.cores, writes, copied ? request.output.numel() : 0), returnedBytes };
+    if (phases) traced.host = phases as LaunchPhases; // every step is set by now (pool.ts, above)
+    request.traced = traced;
+  }
 }
 
 /** The error of a launch the watchdog stopped: which cores were still running, which never started. */

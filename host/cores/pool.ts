@@ -12,7 +12,7 @@ import { coreRegion, printfQueueBytes, DEFAULT_HEAP_BYTES } from "../device/core
 import { prepareCore, type LaunchDescriptors } from "./descriptors.js";
 import { KernelTimeoutError, WorkerCrashError } from "../checks/errors.js";
 import type { Library, Operator, Traced } from "../library/library.js";
-import { TRACE_CORE_BYTES } from "../profiling/trace.js";
+import { TRACE_CORE_BYTES, traceClock, type LaunchPhases } from "../profiling/trace.js";
 import { CTX_DESC, DESC_BYTES, CTX_STOP, CTX_LAUNCH, FLAG_TRACE } from "../device/layout.js";
 import type { CheckedArguments } from "../library/arguments.js";
 import type { Tensor } from "../device/tensor.js";
@@ -38,6 +38,8 @@ export interface LaunchRequest {
   descriptors?: LaunchDescriptors;
   /** Filled in when the launch is traced (FLAG_TRACE) and succeeded. */
   traced?: Traced;
+  /** A traced launch's steps on the calling thread, filled in as they happen (outcome.ts adds the last ones). */
+  phases?: Partial<LaunchPhases>;
 }
 
 /** A launch that has been published to the workers. */
@@ -189,9 +191,12 @@ export class Pool {
    */
   launchSync(request: LaunchRequest): void {
     if (this.inFlight) this.finishBlocking(this.inFlight);
+    const phases = request.flags & FLAG_TRACE ? (request.phases = { publishStart: traceClock() } as Partial<LaunchPhases>) : null;
     const launch = this.publish(request, null, request.library.threads - 1);
+    if (phases) phases.published = traceClock();
     try {
       this.main.runClaims(launch.seq);
+      if (phases) phases.claimsDone = traceClock();
     } catch (e) {
       // Not a kernel error (those are reported per core): the calling thread's executor failed, and
       // workers may still run cores of the launch: they are replaced.
@@ -209,7 +214,9 @@ export class Pool {
     const keepAlive = setInterval(() => undefined, 1 << 30);
     const result = this.queue.then(() => this.prepareAsync(request.library)).then(() => new Promise<void>((resolve, reject) => {
       if (this.inFlight) this.finishBlocking(this.inFlight);
+      const phases = request.flags & FLAG_TRACE ? (request.phases = { publishStart: traceClock() } as Partial<LaunchPhases>) : null;
       const launch = this.publish(request, (error) => (error ? reject(error) : resolve()), request.library.threads);
+      if (phases) phases.published = phases.claimsDone = traceClock(); // the calling thread runs no core of an async launch
       this.watchAsync(launch);
     })).finally(() => clearInterval(keepAlive));
     this.queue = result.catch(() => undefined);
@@ -364,6 +371,7 @@ export class Pool {
   /** Reads every core's outcome (outcome.ts) and settles the launch. */
   private collect(launch: InFlight): void {
     if (launch.collected) return;
+    if (launch.request.phases) launch.request.phases.completeSeen = traceClock();
     this.abandon(launch);
     let failure: unknown = null;
     try {

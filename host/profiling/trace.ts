@@ -101,6 +101,27 @@ export interface LaunchTrace {
   cores: CoreTrace[];
   /** Bytes the runtime copied from a tensor the kernel returned into the output (0 when it wrote get_dst_tensor()). */
   returnedBytes: number;
+  /** A multicore launch's steps on the calling thread (absent for a single-core call). */
+  host?: LaunchPhases;
+}
+
+/**
+ * When the calling thread reached each step of a multicore launch, ms since the trace epoch (traceClock): with the
+ * cores' spans, where a call's time goes per thread (bench/multicore-breakdown.ts). Taken only for traced launches.
+ */
+export interface LaunchPhases {
+  /** The pool starts publishing the launch (arguments checked, shape function run, output allocated before). */
+  publishStart: number;
+  /** The launch is in shared memory and the workers are woken. */
+  published: number;
+  /** The calling thread has no core left to claim (a synchronous launch; equal to `published` for an async one). */
+  claimsDone: number;
+  /** The calling thread has seen the launch complete (every core done). */
+  completeSeen: number;
+  /** Every core's status, report (mailbox) and write log read; printf shown. */
+  reportsRead: number;
+  /** Descriptors verified and the cross-core checks (overlaps, races, gaps) done. */
+  checked: number;
 }
 
 /** Writes one core's events into float64 slots from `base` (a core thread's share of shared memory, or a local array). */
