@@ -16,6 +16,7 @@ import { keepCallSites } from "./call-sites.js";
 import { numberAllocationSites } from "./allocation-sites.js";
 import { ASSEMBLY_DIR, ASCONFIG_FILE } from "./paths.js";
 import { OWNERSHIP_EXPORTS } from "./ownership-names.js";
+import { recordStage, timeStage } from "./build-stages.js";
 
 
 // Virtual folder asc searches for packages (--path): gpsimd/<file>.ts inside it maps to ASSEMBLY_DIR.
@@ -34,6 +35,8 @@ export interface AscInput {
   memoryBase: number;
   /** The asconfig.json target to compile with (default release). */
   target?: AscTarget;
+  /** Binaryen's optimize level instead of the target's (0-3): a watch build's cheaper level (build/compile.ts). */
+  optimizeLevel?: number;
   /** Integer constants from -DNAME=VALUE flags. */
   constants: Record<string, string>;
   /** Changes the compiled module before it is optimized (the sanitizer's instrumentation, build/sanitize-pass.ts). */
@@ -49,6 +52,12 @@ export interface AscInput {
   sourceCache?: Map<string, string>;
   /** Re-export the imported memory as "memory" (the C++ device runtime lends it to the kernel it is merged with). */
   exportMemory?: boolean;
+  /**
+   * Record this compile's stages (build/build-stages.ts): asc's parse, initialize, compile, validate, optimize and
+   * emit, and each pass gpsimd runs after asc's compile. Off where the caller times the compile as one stage (the
+   * C++ device runtime), so no time is counted twice.
+   */
+  recordStages?: boolean;
 }
 
 /** A diagnostic from the compiler, with its place in the sources. */
@@ -72,6 +81,19 @@ export interface AscOutput {
 
 let runtimeSource: string | null = null;
 
+/**
+ * Texts of the kernel library (assembly/), read once per thread: every compile includes most of it, and it does not
+ * change while a process runs (the library hash of host/library/loader.ts is taken once per process, too).
+ */
+const kernelLibraryTexts = new Map<string, string>();
+
+async function readSource(file: string): Promise<string> {
+  if (!file.startsWith(ASSEMBLY_DIR + path.sep)) return readFile(file, "utf8");
+  let text = kernelLibraryTexts.get(file);
+  if (text === undefined) kernelLibraryTexts.set(file, text = await readFile(file, "utf8"));
+  return text;
+}
+
 /** Compiles the sources once. Never throws for errors in the sources: they come back as diagnostics. */
 export async function compileOnce(input: AscInput): Promise<AscOutput> {
   runtimeSource ??= await readFile(path.join(ASSEMBLY_DIR, "rt", "stub.ts"), "utf8");
@@ -82,6 +104,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
   const args = [
     ...input.sources.map(toRelative), toRelative(VIRTUAL_ENTRY),
     "--config", toRelative(ASCONFIG_FILE), "--target", input.target ?? "release",
+    ...(input.optimizeLevel === undefined ? [] : ["--optimizeLevel", String(input.optimizeLevel)]),
     "--outFile", "out.wasm", "--sourceMap",
     "--initialMemory", String(INITIAL_PAGES), "--memoryBase", String(input.memoryBase),
     // The device runtime of C++ kernels exports the memory it imports: the kernel merged with it takes it from there.
@@ -93,13 +116,16 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
   asc.libraryFiles["rt/stub"] = runtimeSource;
   let text = "";
   const atomicWaits: string[] = [];
+  const stage = <T>(name: string, work: () => T): T => (input.recordStages ? timeStage(name, work) : work());
+  let afterCompileMs = 0;
+  const started = performance.now();
   try {
     const result = await asc.main(args, {
       readFile: async (file: string, baseDir: string) => {
         const resolved = resolveVirtual(path.resolve(baseDir, file));
         if (resolved === VIRTUAL_ENTRY) return ENTRY_SOURCE;
         try {
-          const source = input.sourceCache?.get(resolved) ?? await readFile(resolved, "utf8");
+          const source = input.sourceCache?.get(resolved) ?? await readSource(resolved);
           input.sourceCache?.set(resolved, source);
           sourceTexts.set(resolved, source);
           if (!resolved.startsWith(ASSEMBLY_DIR)) files.add(resolved);
@@ -115,12 +141,14 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
       // sanitizer's checks) first, then the stop polls, which are not themselves to be checked.
       transforms: [{
         afterCompile: (module: binaryen.Module) => {
+          afterCompileMs = performance.now();
           input.afterCompile?.(module);
-          atomicWaits.push(...insertStopPolls(module).atomicWaits);
+          stage("stop polls", () => atomicWaits.push(...insertStopPolls(module).atomicWaits));
           if (input.keepCallSites !== false) {
-            numberAllocationSites(module, { from: "~lib/gpsimd/tcm/tcm_malloc", to: "~lib/gpsimd/tcm/tcm_malloc_at" });
-            keepCallSites(module);
+            stage("allocation sites", () => numberAllocationSites(module, { from: "~lib/gpsimd/tcm/tcm_malloc", to: "~lib/gpsimd/tcm/tcm_malloc_at" }));
+            stage("call sites", () => keepCallSites(module));
           }
+          afterCompileMs = performance.now() - afterCompileMs;
         },
       } as Transform],
       stdout: sink(), stderr: sink((s) => { text += s; }),
@@ -130,6 +158,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
         diagnostics.push({ message: d.message, category, file: where?.file ?? null, line: where?.line ?? 0, column: where?.column ?? 0 });
       },
     });
+    if (input.recordStages) recordAscStages(result.stats, performance.now() - started, afterCompileMs);
     if (atomicWaits.length) diagnostics.push({ message: atomicWaitMessage(atomicWaits), category: "error", file: null, line: 0, column: 0 });
     if (result.error && !diagnostics.some((d) => d.category === "error")) {
       diagnostics.push({ message: result.error.message, category: "error", file: null, line: 0, column: 0 });
@@ -146,6 +175,24 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
     diagnostics,
     text,
   };
+}
+
+/** asc's Stats (its typings leave out initializeTime, which it keeps too). */
+interface AscStats { parseTime: number; initializeTime?: number; compileTime: number; validateTime: number; optimizeTime: number; emitTime: number }
+
+/**
+ * asc's own stage times (its Stats, in nanoseconds) as milliseconds; "asc: other" is the rest of asc.main (reading
+ * the config and sources, setting up, the source map's texts). The optimize level is in the name: a watch build
+ * may choose another (its output says which).
+ */
+function recordAscStages(stats: AscStats, totalMs: number, afterCompileMs: number): void {
+  const ms = (ns: number) => ns / 1e6;
+  const stages: [string, number][] = [
+    ["asc: parse", ms(stats.parseTime)], ["asc: initialize", ms(stats.initializeTime ?? 0)], ["asc: compile", ms(stats.compileTime)],
+    ["asc: validate", ms(stats.validateTime)], ["asc: optimize", ms(stats.optimizeTime)], ["asc: emit", ms(stats.emitTime)],
+  ];
+  for (const [name, value] of stages) recordStage(name, value);
+  recordStage("asc: other", Math.max(0, totalMs - afterCompileMs - stages.reduce((n, [, value]) => n + value, 0)));
 }
 
 function toRelative(file: string): string {

@@ -10,6 +10,7 @@ import { encodeLibrary } from "../host/library/library-file.js";
 import { makeDirectory } from "./make-directory.js";
 import { takeBuildWarnings } from "./build-warnings.js";
 import { setBuildTempRoot } from "./build-temp.js";
+import { takeBuildStages, timeStageAsync, type BuildStage } from "./build-stages.js";
 
 /** A build request and where to answer. */
 export interface CompileJob {
@@ -25,9 +26,10 @@ export interface CompileJob {
 /**
  * The JSON answer; `warnings` (build-warnings.ts) come with success and failure alike. `compilerReset`: the build
  * ended in an abort of an Emscripten-built tool (Binaryen's "Aborted(...)"), after which that tool's state on this
- * thread is undefined: the caller starts a new compiler thread for the next build.
+ * thread is undefined: the caller starts a new compiler thread for the next build. `stages`: where the build's time
+ * went on this thread (build/build-stages.ts), `millis` being their total and the bookkeeping between them.
  */
-export interface CompileAnswer { ok: boolean; messages: string[]; millis: number; warnings?: string[]; compilerReset?: boolean }
+export interface CompileAnswer { ok: boolean; messages: string[]; millis: number; warnings?: string[]; compilerReset?: boolean; stages?: BuildStage[] }
 
 /** Longest compiler message answered; longer ones are cut with a note. */
 const MAX_MESSAGE = 64 * 1024;
@@ -46,7 +48,7 @@ function encodeAnswer(answer: CompileAnswer, room: number): Uint8Array {
 }
 
 function reply(job: CompileJob, result: CompileAnswer): void {
-  const answer = { ...result, warnings: takeBuildWarnings() };
+  const answer = { ...result, warnings: takeBuildWarnings(), stages: takeBuildStages() };
   const header = new Int32Array(job.answer, 0, 2);
   const room = new Uint8Array(job.answer, 8);
   const bytes = encodeAnswer(answer, room.length);
@@ -59,13 +61,16 @@ function reply(job: CompileJob, result: CompileAnswer): void {
 parentPort!.on("message", async (job: CompileJob) => {
   const start = performance.now();
   setBuildTempRoot(job.tempRoot ?? null);
+  takeBuildStages(); // nothing of an earlier build that ended in a throw
   try {
     const result = await buildLibrary(job.request);
     if ("messages" in result) return reply(job, { ok: false, messages: result.messages, millis: performance.now() - start });
     makeDirectory(path.dirname(job.outFile)); // normally made by the caller already; never Node's recursive mkdir (make-directory.ts)
-    const tmp = `${job.outFile}.${process.pid}.tmp`;
-    await writeFile(tmp, encodeLibrary(result));
-    await rename(tmp, job.outFile); // another process loading the library never sees half a file
+    await timeStageAsync("write library file", async () => {
+      const tmp = `${job.outFile}.${process.pid}.tmp`;
+      await writeFile(tmp, encodeLibrary(result));
+      await rename(tmp, job.outFile); // another process loading the library never sees half a file
+    });
     reply(job, { ok: true, messages: [], millis: performance.now() - start });
   } catch (e) {
     const message = e instanceof Error ? e.stack ?? e.message : String(e);

@@ -12,14 +12,11 @@ import { BUILD_BASE_A, BUILD_BASE_B } from "../host/library/build-constants.js";
 import { ABI_VERSION } from "../host/device/layout.js";
 import { LIBRARY_FORMAT, type LibraryParts } from "../host/library/library-file.js";
 import { inputsHash } from "./hash.js";
-import { cflagConstants } from "./cflags.js";
-import { instrumentMemory, isGpsimdRuntime } from "./sanitize-pass.js";
-import { instrumentOwnership } from "./ownership-pass.js";
-import { WITHOUT_OWNERSHIP_CHECKS } from "./ownership-names.js";
-import { isGpsimdRuntimeFile } from "./runtime-names.js";
-import type binaryen from "binaryen";
+import { kernelAscInput, type KernelCompileSettings } from "./kernel-compile.js";
+import { startSecondBuild, sameTexts } from "./second-build.js";
 import { buildCpp, isCppSource } from "./cpp/build-cpp.js";
 import { MissingCompilerError } from "./cpp/toolchain.js";
+import { timeStage, timeStageAsync } from "./build-stages.js";
 
 /** What to build. Paths are absolute. */
 export interface BuildRequest {
@@ -32,6 +29,12 @@ export interface BuildRequest {
   heapBytes: number;
   /** Settings that, with the contents of every source read, make the library's hash (build/hash.ts). */
   hashSettings: unknown;
+  /**
+   * Binaryen's optimize level for AssemblyScript kernels instead of asconfig.json's -O3 (`gpsimd watch`:
+   * host/library/compile-service.ts, which also puts it in hashSettings). The checks are the same at every level: they
+   * are inserted before the optimiser runs.
+   */
+  optimizeLevel?: number;
 }
 
 /** A failed build: the compiler's messages with file and line. */
@@ -54,6 +57,25 @@ async function buildShapes(req: BuildRequest): Promise<{ modules: ShapeModule[];
   return { modules, files, errors };
 }
 
+/** Type-check results of recent shape sources, by their texts: a rebuild after a kernel edit does not check them again. */
+const shapeChecks = new Map<string, string[]>();
+const SHAPE_CHECKS_KEPT = 16;
+
+/**
+ * typeCheckShapeSources, answered from shapeChecks when the same files with the same texts were checked before in
+ * this process. What else a check reads (gpsimd's host typings, TypeScript's lib, installed packages) does not
+ * change while the process runs: shape-sources.ts keeps them parsed for the same reason.
+ */
+function typeCheckedShapes(files: { file: string; text: string }[]): string[] {
+  const key = JSON.stringify(files.map(({ file, text }) => [file, text]));
+  const known = shapeChecks.get(key);
+  if (known) return known;
+  const errors = typeCheckShapeSources(files);
+  if (shapeChecks.size >= SHAPE_CHECKS_KEPT) shapeChecks.delete(shapeChecks.keys().next().value!);
+  shapeChecks.set(key, errors);
+  return errors;
+}
+
 /** Builds the library; returns its parts, or the messages that explain why it failed. */
 export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | BuildFailure> {
   const cpp = req.computeSrcs.filter(isCppSource);
@@ -64,47 +86,44 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
   const messages: string[] = [];
   const kernels: KernelSignature[] = [];
   for (const file of req.computeSrcs) {
-    const { kernels: found, problems } = kernelSignatures(file, await readFile(file, "utf8"));
+    const text = await readFile(file, "utf8");
+    const { kernels: found, problems } = timeStage("kernel signatures", () => kernelSignatures(file, text));
     kernels.push(...found);
     messages.push(...problems.map((p) => `${p.file}:${p.line}: error: ${p.message}`));
   }
-  const shapes = await buildShapes(req);
+  const shapes = await timeStageAsync("shape sources", () => buildShapes(req));
   const shapeFiles = shapes.files;
   messages.push(...shapes.errors);
   if (messages.length) return { messages };
-  messages.push(...typeCheckShapeSources(shapeFiles));
+  messages.push(...timeStage("shape type-check", () => typeCheckedShapes(shapeFiles)));
   if (messages.length) return { messages };
 
-  const input = {
-    sources: req.computeSrcs, target: req.sanitize ? "sanitize" as const : "release" as const,
-    constants: cflagConstants(req.extraCflags),
-    // Before optimizing, so inlined checks keep their source lines; builds A and B get the same checks.
-    // The sanitizer's checks go first, so that they, not the ownership checks (build/ownership-pass.ts), name an access they refuse.
-    afterCompile: (module: binaryen.Module) => {
-      if (req.sanitize) instrumentMemory(module, { isRuntime: isGpsimdRuntime });
-      // The SIMD helpers (assembly/simd.ts) check their ranges once per call instead; the library's @inline code is its own.
-      if (!req.extraCflags.includes(WITHOUT_OWNERSHIP_CHECKS)) {
-        instrumentOwnership(module, { isRuntime: (name) => isGpsimdRuntime(name) || name.startsWith("~lib/gpsimd/simd/"), isRuntimeFile: isGpsimdRuntimeFile, tagChecks: true, checkStores: !req.sanitize });
-      }
-    },
-    sourceCache: new Map<string, string>(), // both compiles must see the same text, even if a file changes meanwhile
-  };
-  const a = await compileOnce({ ...input, memoryBase: BUILD_BASE_A });
+  const settings: KernelCompileSettings = { computeSrcs: req.computeSrcs, sanitize: req.sanitize, extraCflags: req.extraCflags, optimizeLevel: req.optimizeLevel };
+  const sourceCache = new Map<string, string>(); // A's texts; B must compile the same, even if a file changes meanwhile
+  const second = startSecondBuild(settings, BUILD_BASE_B); // B on the second thread while A compiles here
+  const a = await compileOnce({ ...kernelAscInput(settings, true), memoryBase: BUILD_BASE_A, sourceCache });
   const errors = a.diagnostics.filter((d) => d.category === "error");
   if (errors.length || !a.binary) return { messages: errors.length ? errors.map(formatDiagnostic) : [a.text || "the compiler produced no module"] };
-  const b = await compileOnce({ ...input, memoryBase: BUILD_BASE_B });
-  if (!b.binary) return { messages: [b.text || "the second compile produced no module"] };
+  const fromSecond = await timeStageAsync("build B: wait for the second thread", () => second);
+  let binaryB = fromSecond && !fromSecond.failure && sameTexts(sourceCache, new Map(fromSecond.texts)) ? fromSecond.binary : null;
+  if (!fromSecond || fromSecond.failure || !sameTexts(sourceCache, new Map(fromSecond.texts))) {
+    const b = await timeStageAsync("build B: on this thread", () => compileOnce({ ...kernelAscInput(settings, false), memoryBase: BUILD_BASE_B, sourceCache }));
+    binaryB = b.binary;
+    if (!binaryB) return { messages: [b.text || "the second compile produced no module"] };
+  }
+  if (!binaryB) return { messages: [fromSecond?.text || "the second compile produced no module"] };
+  const binaryA = a.binary;
 
-  const reloc = makeRelocatable(a.binary, b.binary, BUILD_BASE_A, BUILD_BASE_B);
+  const reloc = timeStage("relocate", () => makeRelocatable(binaryA, binaryB!, BUILD_BASE_A, BUILD_BASE_B));
   // The hash covers exactly the texts this build compiled.
-  const texts = new Map<string, string>([...input.sourceCache, ...shapeFiles.map(({ file, text }) => [file, text] as const)]);
-  for (const f of [...input.sourceCache.keys()]) if (!a.files.includes(f) && !req.computeSrcs.includes(f)) texts.delete(f);
+  const texts = new Map<string, string>([...sourceCache, ...shapeFiles.map(({ file, text }) => [file, text] as const)]);
+  for (const f of [...sourceCache.keys()]) if (!a.files.includes(f) && !req.computeSrcs.includes(f)) texts.delete(f);
   const inputs = [...texts.keys()].sort();
   return {
     manifest: {
       format: LIBRARY_FORMAT, name: req.name, abi: ABI_VERSION, multicore: req.multicore, sanitize: req.sanitize,
       extraCflags: req.extraCflags, heapBytes: req.heapBytes, kernels, shapeModules: shapes.modules, cppShapeModule: shapes.cppShapeModule,
-      hash: inputsHash(req.hashSettings, texts), inputs,
+      hash: timeStage("library hash", () => inputsHash(req.hashSettings, texts)), inputs,
       computeSrcs: req.computeSrcs, shapeSrcs: req.shapeSrcs,
     },
     wasm: reloc.wasm, codeRelocs: reloc.codeRelocs, data: reloc.data, dataRelocs: reloc.dataRelocs,
