@@ -26,12 +26,14 @@ import { kernelExportsSource, cppStackBytes } from "./kernel-exports.js";
 import { compileCpp, linkCpp, CPP_INCLUDE_DIR } from "./clang-driver.js";
 export { isCppSource } from "./kernel-decls.js";
 import { readLineTable, lineTableSourceMap } from "./dwarf-lines.js";
-import { mergeRuntime, instrumentKernel, sanitizedRuntime, stripDwarf } from "./post-link.js";
+import { mergeRuntime, instrumentKernel, sanitizedRuntime, stripDwarf, withNamesOf } from "./post-link.js";
 import { atomicWaitMessage } from "../stop-polls.js";
 import { unavailableUses } from "./unavailable.js";
 import { hostStubModules } from "./host-stubs.js";
 import { kernelStaticEnd, reserveStaticData } from "./static-image.js";
 import { cflagConstants } from "../cflags.js";
+import { clang } from "./toolchain.js";
+import { timeStage, timeStageAsync } from "../build-stages.js";
 import type { RelocatableModule } from "../relocate.js";
 import type { KernelSignature } from "../signatures.js";
 
@@ -64,35 +66,37 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   if (messages.length) return { messages };
 
   const t0 = performance.now();
-  const runtime = await buildRuntime(req.sanitize);
+  const runtime = await timeStageAsync("device runtime (cached)", () => buildRuntime(req.sanitize));
   if ("messages" in runtime) return runtime;
   const t1 = performance.now();
   const stack = cppStackBytes(Number(cflagConstants(req.extraCflags).STACK_SIZE ?? 0) || 0);
-  const compiled = await compileCpp(req.computeSrcs, texts, kernelExportsSource(kernels, stack), req.extraCflags);
+  await timeStageAsync("compiler start", () => clang());
+  // Timed inside: with or without gpsimd's precompiled headers (header-pch.ts).
+  const compiled = await (compileCpp(req.computeSrcs, texts, kernelExportsSource(kernels, stack), req.extraCflags));
   if ("messages" in compiled) return compiled;
   const t2 = performance.now();
   // The kernel's static data follows the runtime's, at the same distance from either base.
-  const [kernelA, kernelB] = await Promise.all([
+  const [kernelA, kernelB] = await timeStageAsync("link (builds A and B)", () => Promise.all([
     linkCpp(compiled.objects, BUILD_BASE_A + runtime.dataBytes),
     linkCpp(compiled.objects, BUILD_BASE_B + runtime.dataBytes),
-  ]);
+  ]));
   if ("messages" in kernelA) return kernelA;
   if ("messages" in kernelB) return kernelB;
   const t3 = performance.now();
   // Host-only calls are named by the rows as compiled; the source map places header code at the kernel statement.
-  const unavailable = unavailableUses(kernelA.wasm, readLineTable(kernelA.wasm), compiled.sourceName);
+  const unavailable = timeStage("host-only calls", () => unavailableUses(kernelA.wasm, readLineTable(kernelA.wasm), compiled.sourceName));
   if (unavailable.length) return { messages: unavailable };
-  const kernelMap = lineTableSourceMap(readLineTable(kernelA.wasm, (file) => compiled.sourceName(file).startsWith("~lib/")), compiled.sourceName);
+  const kernelMap = timeStage("line tables: DWARF to source map", () => lineTableSourceMap(readLineTable(kernelA.wasm, (file) => compiled.sourceName(file).startsWith("~lib/")), compiled.sourceName));
   // Sanitize checks, stop polls and stack checks in the kernel's own code; the DWARF goes (the source map has the lines).
   const options = { sanitize: req.sanitize };
-  const [polledA, polledB] = await Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap, options), instrumentKernel(stripDwarf(kernelB.wasm), null, options)]);
+  const [polledA, polledB] = await timeStageAsync("post-link passes on the kernel (builds A and B)", () => Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap, options), instrumentKernel(stripDwarf(kernelB.wasm), null, options)]));
   if (polledA.reservedNames.length) return { messages: polledA.reservedNames };
   if (polledA.atomicWaits.length) return { messages: [`error: ${atomicWaitMessage(polledA.atomicWaits)}`] };
   const stubs = hostStubModules(kernelA.wasm); // the same imports in both links
-  const [mergedA, mergedB] = await Promise.all([mergeRuntime(runtime.a, polledA, options, stubs), mergeRuntime(runtime.b, polledB, options, stubs)]);
-  const reloc = makeRelocatable(
-    reserveStaticData(mergedA.wasm, kernelStaticEnd(kernelA.wasm)), reserveStaticData(mergedB.wasm, kernelStaticEnd(kernelB.wasm)), BUILD_BASE_A, BUILD_BASE_B,
-  );
+  const [mergedA, mergedB] = await timeStageAsync("merge with the runtime, optimise (builds A and B)", () => Promise.all([mergeRuntime(runtime.a, polledA, options, stubs), mergeRuntime(runtime.b, polledB, options, stubs)]));
+  const reloc = timeStage("relocate", () => makeRelocatable(
+    reserveStaticData(mergedA.wasm, kernelStaticEnd(kernelA.wasm)), reserveStaticData(withNamesOf(mergedB.wasm, mergedA.wasm), kernelStaticEnd(kernelB.wasm)), BUILD_BASE_A, BUILD_BASE_B,
+  ));
   for (const [file, text] of headerTexts()) texts.set(file, text);
   const t4 = performance.now();
   return {

@@ -6,6 +6,8 @@ import { readdirSync, statSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { clang, type FileTree } from "./toolchain.js";
 import { headersUnder, splitIncludeFlags } from "./user-headers.js";
+import { precompiledHeader, forgetPrecompiledHeader, unitTakesPch, withPch as addPch, PCH_FILE } from "./header-pch.js";
+import { timeStageAsync } from "../build-stages.js";
 
 /** gpsimd's C++ headers (include/ of this package), found upwards from this file (build/cpp or dist/build/cpp). */
 export const CPP_INCLUDE_DIR = findIncludeDir(path.dirname(fileURLToPath(import.meta.url)));
@@ -38,6 +40,13 @@ const EXPORTS_NAME = "(gpsimd kernel exports)";
 export interface CppObjects { objects: FileTree; sourceName: (virtual: string) => string }
 
 let includeTree: FileTree | null = null;
+/** gpsimd's headers as (path under include/, text): what a precompiled header is made of (header-pch.ts). */
+let includeTexts: [string, string][] = [];
+function treeTexts(tree: FileTree, at = ""): [string, string][] {
+  return Object.entries(tree).flatMap(([name, v]) => (v instanceof Uint8Array || typeof v === "string"
+    ? [[`${at}${name}`, typeof v === "string" ? v : new TextDecoder().decode(v)] as [string, string]]
+    : treeTexts(v, `${at}${name}/`)));
+}
 function readTree(dir: string): FileTree {
   const tree: FileTree = {};
   for (const name of readdirSync(dir)) {
@@ -50,7 +59,10 @@ function readTree(dir: string): FileTree {
 /** Compiles the sources (texts by real path) and the exports unit to objects; or clang's messages. */
 export async function compileCpp(files: string[], texts: Map<string, string>, exportsUnit: string, extraCflags: string[]): Promise<CppObjects | { messages: string[] }> {
   const run = await clang();
-  includeTree ??= readTree(CPP_INCLUDE_DIR);
+  if (!includeTree) {
+    includeTree = readTree(CPP_INCLUDE_DIR);
+    includeTexts = treeTexts(includeTree);
+  }
   const src: FileTree = {};
   const virtual = new Map<string, string>();
   // Each source in src/<i>/ with the headers of its folder (#include "tcm_utils.h"); each -I folder in inc/<k>/.
@@ -85,15 +97,34 @@ export async function compileCpp(files: string[], texts: Map<string, string>, ex
   // __FILE__ (assert's message) names the user's file, not its place in the virtual tree.
   const fileMaps = files.map((file, i) => `-fmacro-prefix-map=src/${i}/=${path.dirname(file)}/`);
   const headerMaps = includeDirs.map((dir, k) => `-fmacro-prefix-map=inc/${k}/=${dir}/`);
+  // The flags a precompiled header must share (header-pch.ts); the file maps only rename __FILE__ in the sources.
+  const pchFlags = [...COMPILE_FLAGS, ...includeDirs.map((_, k) => `-Iinc/${k}`), ...otherFlags.filter((f) => PASSED_FLAG.test(f))];
   const flags = [...COMPILE_FLAGS, ...fileMaps, ...headerMaps, ...includeDirs.map((_, k) => `-Iinc/${k}`), ...otherFlags.filter((f) => PASSED_FLAG.test(f))];
   const objectOf = (n: string) => path.basename(n).replace(/\.[^.]+$/, ".o");
-  const objects: FileTree = {};
-  try {
+  // Every unit starts from gpsimd's precompiled headers when each of them may (header-pch.ts), else none does.
+  const pch = [...files.map((f) => texts.get(f)!), exportsUnit].every(unitTakesPch) ? await precompiledHeader(pchFlags, { include: includeTree }, includeTexts) : null;
+  const compileAll = async (withPch: boolean): Promise<FileTree> => {
+    const objects: FileTree = {};
+    const usePch = withPch ? ["-include-pch", PCH_FILE] : [];
+    const files = withPch ? addPch(tree, pch!) : tree;
     // One clang run compiles every unit (objects are named after the sources), unless two sources share a name.
     const groups = new Set(names.map(objectOf)).size === names.length ? [names] : names.map((n) => [n]);
     for (const group of groups) {
-      const out = await run(["clang++", ...flags, "-c", ...group], tree, { stderr: collect((s) => { stderr += s; }) });
+      const out = await run(["clang++", ...flags, ...usePch, "-c", ...group], files, { stderr: collect((s) => { stderr += s; }) });
       group.forEach((n, i) => { objects[`o${names.indexOf(n)}-${i}.o`] = out[objectOf(n)] as Uint8Array; });
+    }
+    return objects;
+  };
+  let objects: FileTree;
+  try {
+    try {
+      objects = await timeStageAsync(pch ? "compile kernel (from precompiled headers)" : "compile kernel", () => compileAll(pch !== null));
+    } catch (e) {
+      // clang refused the precompiled header itself (made by another compiler or from other texts): without it.
+      if (!pch || !/precompiled header|PCH file|\.pch/i.test(stderr)) throw e;
+      forgetPrecompiledHeader(pchFlags, includeTexts);
+      stderr = "";
+      objects = await timeStageAsync("compile kernel", () => compileAll(false));
     }
   } catch (e) {
     const messages = diagnostics(stderr, real);

@@ -22,6 +22,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { ByteReader, SectionId, readSections } from "../wasm-reader.js";
 import type { StubModule } from "./host-stubs.js";
+import { timeStage, timeStageAsync, DETAIL } from "../build-stages.js";
 
 const run = promisify(execFile);
 const binaryenBin = (tool: string) => path.join(path.dirname(createRequire(import.meta.url).resolve("binaryen/package.json")), "bin", tool);
@@ -64,13 +65,13 @@ export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | n
     withoutBssInit(module);
     // Every function of this module came from the kernel's sources (clang's link of them alone), so every one is the
     // kernel's, whatever its name: the runtime's own functions are in the runtime's module, instrumented apart.
-    if (options.sanitize) instrumentMemory(module, { isRuntime: () => false });
+    if (options.sanitize) timeStage("post-link pass: sanitize checks", () => instrumentMemory(module, { isRuntime: () => false }), DETAIL);
     // The default mode's checks of raw loads and stores (build/ownership-pass.ts), after the sanitizer's, which name first what they refuse.
-    instrumentOwnership(module, { isRuntime: () => false, checkStores: !options.sanitize, importFrom: ABI_MODULE, placeCalls: true, tagChecks: true });
+    timeStage("post-link pass: ownership checks", () => instrumentOwnership(module, { isRuntime: () => false, checkStores: !options.sanitize, importFrom: ABI_MODULE, placeCalls: true, tagChecks: true }), DETAIL);
     const malloc = importedFunction(module, ABI_MODULE, "gpsimd_tcm_malloc");
-    if (malloc) numberAllocationSites(module, { from: malloc, to: "gpsimd_tcm_malloc_at", import: { module: ABI_MODULE, base: "gpsimd_tcm_malloc_at" } });
-    atomicWaits = insertStopPolls(module, { stopWordFrom: ABI_MODULE }).atomicWaits;
-    insertStackChecks(module, ABI_MODULE);
+    if (malloc) timeStage("post-link pass: allocation sites", () => numberAllocationSites(module, { from: malloc, to: "gpsimd_tcm_malloc_at", import: { module: ABI_MODULE, base: "gpsimd_tcm_malloc_at" } }), DETAIL);
+    atomicWaits = timeStage("post-link pass: stop polls", () => insertStopPolls(module, { stopWordFrom: ABI_MODULE }).atomicWaits, DETAIL);
+    timeStage("post-link pass: stack checks", () => insertStackChecks(module, ABI_MODULE), DETAIL);
   });
   return { ...out, atomicWaits, reservedNames };
 }
@@ -86,23 +87,24 @@ function importedFunction(module: binaryen.Module, from: string, base: string): 
 
 /**
  * Runs a binaryen.js pass on a module, source map in and out. binaryen.js reads no source map, but it parses text
- * carrying `;;@ file:line:column` annotations and writes a source map: so the module goes through wasm-dis (source
- * map in, annotated text out), then binaryen.js.
+ * carrying `;;@ file:line:column` annotations and writes a source map: so a module with a map goes through wasm-dis
+ * (source map in, annotated text out), then binaryen.js. A module without one (build B) is read as it is: the same
+ * code, without the text round trip.
  */
 async function withBinaryen(m: MappedModule, pass: (module: binaryen.Module) => void): Promise<MappedModule> {
-  const text = await withTemp(async (f) => {
+  const text = m.sourceMap === null ? null : await timeStageAsync("post-link: line tables (wasm-dis, build A)", () => withTemp(async (f) => {
     await writeFile(f("in.wasm"), m.wasm);
-    if (m.sourceMap !== null) await writeFile(f("in.map"), m.sourceMap);
-    const { stdout } = await run(process.execPath, [binaryenBin("wasm-dis"), f("in.wasm"), ...(m.sourceMap !== null ? ["-sm", f("in.map")] : []), ...FEATURES], { maxBuffer: 1 << 30 });
+    await writeFile(f("in.map"), m.sourceMap!);
+    const { stdout } = await run(process.execPath, [binaryenBin("wasm-dis"), f("in.wasm"), "-sm", f("in.map"), ...FEATURES], { maxBuffer: 1 << 30 });
     return stdout;
-  });
+  }), DETAIL);
   const debugInfo = binaryen.getDebugInfo();
   binaryen.setDebugInfo(true); // keeps names and debug locations; a global setting of binaryen.js, restored below
-  const module = binaryen.parseText(text);
+  const module = timeStage("post-link: read the kernel", () => (text === null ? binaryen.readBinary(m.wasm) : binaryen.parseText(text)), DETAIL);
   try {
     module.setFeatures(binaryen.Features.All);
     pass(module);
-    const out = module.emitBinary(m.sourceMap !== null ? "module.map" : null);
+    const out = timeStage("post-link: write the kernel", () => module.emitBinary(m.sourceMap !== null ? "module.map" : null), DETAIL);
     // Without the sourceMappingURL section that comes with the map, build A has the same sections as B.
     return { wasm: withoutCustomSections(out.binary, (name) => name === "sourceMappingURL"), sourceMap: m.sourceMap !== null ? out.sourceMap : null };
   } finally {
@@ -118,7 +120,9 @@ async function withBinaryen(m: MappedModule, pass: (module: binaryen.Module) => 
  * bookkeeping would be checked as the kernel's.
  */
 export async function mergeRuntime(runtime: Uint8Array, kernel: MappedModule, options: KernelModuleOptions, stubs: StubModule[] = []): Promise<MappedModule> {
-  return instrumentKernelModule(await merge(runtime, kernel.wasm, kernel.sourceMap, stubs), options);
+  const build = kernel.sourceMap !== null ? "A" : "B";
+  const merged = await timeStageAsync(`post-link: merge with the runtime (wasm-merge, build ${build})`, () => merge(runtime, kernel.wasm, kernel.sourceMap, stubs), DETAIL);
+  return timeStageAsync(`optimise -O3 (wasm-opt, build ${build})`, () => instrumentKernelModule(merged, options), DETAIL);
 }
 
 /**
@@ -193,6 +197,22 @@ export async function instrumentKernelModule(m: MappedModule, options: KernelMod
       ...passes, "-g", ...FEATURES, "-o", f("out.wasm")], { maxBuffer: 1 << 26 });
     return { wasm: new Uint8Array(await readFile(f("out.wasm"))), sourceMap: m.sourceMap ? await readFile(f("out.map"), "utf8") : null };
   });
+}
+
+/**
+ * `target` with the "name" custom section of `source` in place of its own. Build B's kernel is read from its binary
+ * and build A's from annotated text (it carries the source map), and the two readers name some locals differently;
+ * the code is the same, which makeRelocatable checks, and only build A's names reach the library.
+ */
+export function withNamesOf(target: Uint8Array, source: Uint8Array): Uint8Array {
+  const names = (wasm: Uint8Array) => readSections(wasm).filter((s) => s.id === SectionId.custom && customSectionName(wasm, s.contentStart) === "name");
+  const [ours, theirs] = [names(target), names(source)];
+  if (ours.length !== 1 || theirs.length !== 1) return target;
+  const parts = [target.subarray(0, ours[0].start), source.subarray(theirs[0].start, theirs[0].end), target.subarray(ours[0].end)];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
 }
 
 /** The module without its DWARF sections (custom sections named .debug_*, all after the code: no offset moves). */

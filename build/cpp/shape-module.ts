@@ -10,6 +10,8 @@ import { CPP_INCLUDE_DIR } from "./clang-driver.js";
 import { clang, MissingCompilerError, type FileTree } from "./toolchain.js";
 import { HEADER_FILE, headersUnder, splitIncludeFlags } from "./user-headers.js";
 import { stoppableShapeModule } from "./shape-polls.js";
+import { precompiledHeader, forgetPrecompiledHeader, unitTakesPch, withPch as addPch, PCH_FILE } from "./header-pch.js";
+import { timeStageAsync } from "../build-stages.js";
 
 /** The clang flags of shape modules: C++14 as on the device, no libc, the host answers the imports. */
 function shapeFlags(extraCflags: string[]): string[] {
@@ -54,7 +56,7 @@ export type ShapeModuleResult = { wasm: Uint8Array; texts: Map<string, string> }
 export async function compileCppShapes(sources: string[], extraCflags: string[]): Promise<ShapeModuleResult> {
   let run;
   try {
-    run = await clang();
+    run = await timeStageAsync("compiler start", () => clang());
   } catch (e) {
     if (e instanceof MissingCompilerError) return { messages: [e.message.replace("C++ kernel sources need", "C++ shape sources need")] };
     throw e;
@@ -68,18 +70,34 @@ export async function compileCppShapes(sources: string[], extraCflags: string[])
     placeHeaders(tree, texts, path.dirname(file));
   }
   for (const dir of splitIncludeFlags(extraCflags).includeDirs) placeHeaders(tree, texts, dir);
-  await placeFolder(tree, texts, CPP_INCLUDE_DIR, () => true, true);
+  const headerTexts = new Map<string, string>();
+  await placeFolder(tree, headerTexts, CPP_INCLUDE_DIR, () => true, true);
+  for (const [file, text] of headerTexts) texts.set(file, text);
   const out = "gpsimd-shape.wasm";
   let stderr = "";
   const decoder = new TextDecoder();
+  const flags = shapeFlags(extraCflags);
+  // gpsimd's headers precompiled (header-pch.ts) when every shape source may start from them; the link flags are the link's.
+  const pchFlags = flags.filter((f) => !f.startsWith("-Wl,"));
+  const pch = sources.every((f) => unitTakesPch(texts.get(f)!)) ? await precompiledHeader(pchFlags, tree, headerTexts) : null;
+  const compile = (withPch: boolean) => run(["clang++", ...flags, ...(withPch ? ["-include-pch", PCH_FILE] : []), ...sources, "-o", out], withPch ? addPch(tree, pch!) : tree, {
+    stderr: (bytes: Uint8Array | null) => { if (bytes) stderr += decoder.decode(bytes, { stream: true }); },
+  });
   try {
-    const files = await run(["clang++", ...shapeFlags(extraCflags), ...sources, "-o", out], tree, {
-      stderr: (bytes: Uint8Array | null) => { if (bytes) stderr += decoder.decode(bytes, { stream: true }); },
-    });
+    let files: FileTree;
+    try {
+      files = await timeStageAsync(pch ? "compile shape function (from precompiled headers)" : "compile shape function", () => compile(pch !== null));
+    } catch (e) {
+      // clang refused the precompiled header itself: without it.
+      if (!pch || !/precompiled header|PCH file|\.pch/i.test(stderr)) throw e;
+      forgetPrecompiledHeader(pchFlags, headerTexts);
+      stderr = "";
+      files = await timeStageAsync("compile shape function", () => compile(false));
+    }
     const wasm = (files as Tree)[out];
     if (!(wasm instanceof Uint8Array)) return { messages: [stderr.trim() || "clang produced no shape module"] };
     // Stoppable, with its lines (shape-polls.ts): shape code runs on the calling thread.
-    return { wasm: await stoppableShapeModule(wasm), texts };
+    return { wasm: await timeStageAsync("shape function: stop polls", () => stoppableShapeModule(wasm)), texts };
   } catch (e) {
     if (stderr) return { messages: stderr.trim().split("\n") };
     throw e;

@@ -1,0 +1,130 @@
+// gpsimd's headers, precompiled: <torch/torch.h> (with the libc and libc++
+// headers it brings) is most of what clang parses for a kernel, an exports
+// unit or a shape source, and it depends only on gpsimd and the flags. clang
+// parses it once into a precompiled header (-emit-pch), kept in memory and in
+// the cache folder (<cache>/cpp-pch/<key>.pch), and each later compile starts
+// from it (-include-pch) instead of parsing the headers again.
+//
+// A unit uses it only when the headers would come out the same as written: its
+// text starts (after comments and blank lines) with #include lines of system
+// headers only (<...>), one of them <torch/torch.h>, and nothing before it that
+// could change what the headers mean (no #define, no #if, no header of the
+// author's own). clang itself refuses a precompiled header made with other
+// flags or header texts; such a refusal, or any failure to make one, falls back
+// to compiling without it.
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync, renameSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { cacheDir } from "../paths.js";
+import { makeDirectory } from "../make-directory.js";
+import { clang, type FileTree } from "./toolchain.js";
+import { timeStageAsync } from "../build-stages.js";
+
+/** The header every precompiled header holds. */
+export const PCH_HEADER = "torch/torch.h";
+/** Where a unit finds the precompiled header in clang's virtual file tree. */
+export const PCH_FILE = "gpsimd-headers.pch";
+
+/** The header clang precompiles; a compile from the precompiled header needs it in its file tree too (clang checks it). */
+const PCH_SOURCE = "gpsimd-pch-source.h";
+const PCH_SOURCE_TEXT = `#include <${PCH_HEADER}>\n`;
+
+/** The file tree of a compile that starts from `pch` (with -include-pch PCH_FILE). */
+export function withPch(tree: FileTree, pch: Uint8Array): FileTree {
+  return { ...tree, [PCH_FILE]: pch, [PCH_SOURCE]: PCH_SOURCE_TEXT };
+}
+
+/** Lines allowed before and among a unit's leading includes: blank, comments, and #include <system header>. */
+const LEADING = /^\s*(?:$|\/\/.*$|\/\*.*\*\/\s*$|#\s*include\s*<[^>]+>\s*(?:\/\/.*)?$)/;
+
+/** Whether `text` may start from the precompiled <torch/torch.h> (see the file's comment). */
+export function unitTakesPch(text: string): boolean {
+  for (const line of text.split("\n")) {
+    if (/^\s*#\s*include\s*<torch\/torch\.h>/.test(line)) return true;
+    if (!LEADING.test(line)) return false;
+  }
+  return false;
+}
+
+const inMemory = new Map<string, Promise<Uint8Array | null>>();
+
+/**
+ * The precompiled <torch/torch.h> for these clang flags (without input or output files), the headers placed in
+ * `tree` as the compile will see them: from memory, the cache folder, or made now; null when clang cannot make one.
+ */
+export function precompiledHeader(flags: string[], tree: FileTree, headerTexts: Iterable<[string, string]>): Promise<Uint8Array | null> {
+  const key = pchKey(flags, headerTexts);
+  let pch = inMemory.get(key);
+  if (!pch) {
+    pch = loadOrMake(key, flags, tree);
+    inMemory.set(key, pch);
+  }
+  return pch;
+}
+
+/** Forgets an in-memory header clang refused (its texts or flags no longer match): the next build makes it again. */
+export function forgetPrecompiledHeader(flags: string[], headerTexts: Iterable<[string, string]>): void {
+  const key = pchKey(flags, headerTexts);
+  inMemory.delete(key);
+  rmSync(pchFile(key), { force: true });
+}
+
+function pchKey(flags: string[], headerTexts: Iterable<[string, string]>): string {
+  const h = createHash("sha256").update(compilerVersion()).update(JSON.stringify(flags));
+  for (const [file, text] of [...headerTexts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) h.update(`\0${file}\0`).update(text);
+  return h.digest("hex").slice(0, 32);
+}
+
+function pchFile(key: string): string {
+  return path.join(cacheDir(), "cpp-pch", `${key}.pch`);
+}
+
+async function loadOrMake(key: string, flags: string[], tree: FileTree): Promise<Uint8Array | null> {
+  const file = pchFile(key);
+  try {
+    return new Uint8Array(readFileSync(file));
+  } catch { /* not cached yet */ }
+  const made = await timeStageAsync("precompile gpsimd's headers (once per flags, cached)", () => makePch(flags, tree));
+  if (made) storePch(file, made);
+  return made;
+}
+
+async function makePch(flags: string[], tree: FileTree): Promise<Uint8Array | null> {
+  const run = await clang();
+  try {
+    const out = await run(["clang++", ...flags, "-x", "c++-header", PCH_SOURCE, "-o", PCH_FILE], { ...tree, [PCH_SOURCE]: PCH_SOURCE_TEXT }, { stderr: () => {} });
+    const pch = out[PCH_FILE];
+    return pch instanceof Uint8Array ? pch : null;
+  } catch {
+    return null; // builds go on without it; a real problem in the headers shows in the compile itself
+  }
+}
+
+/** Stores the header atomically; a cache folder that cannot be written only costs making it again next process. */
+function storePch(file: string, pch: Uint8Array): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    makeDirectory(path.dirname(file));
+    writeFileSync(temp, pch);
+    renameSync(temp, file);
+  } catch {
+    rmSync(temp, { force: true });
+  }
+}
+
+let version: string | null = null;
+/** The compiler package's version: a header made by another clang is never offered. */
+function compilerVersion(): string {
+  if (version !== null) return version;
+  try {
+    const main = createRequire(import.meta.url).resolve("@yowasp/clang");
+    for (let dir = path.dirname(main); path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+      try {
+        const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
+        if (pkg.name === "@yowasp/clang") return (version = pkg.version ?? "unknown");
+      } catch { /* keep looking upwards */ }
+    }
+  } catch { /* not installed: no compile will ask */ }
+  return (version = "unknown");
+}
