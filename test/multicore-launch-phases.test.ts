@@ -9,7 +9,7 @@ import { loadOp } from "../ops/index.js";
 function expectOrdered(t: LaunchTrace, sync: boolean): void {
   const h = t.host!;
   expect(h).toBeDefined();
-  const steps = [t.callStart, h.publishStart, h.published, h.claimsDone, h.completeSeen, h.reportsRead, h.checked, t.callEnd];
+  const steps = [t.callStart, h.publishStart, h.published, h.claimsDone, h.completeSeen, h.reportsRead, h.descriptorsVerified, h.checked, t.callEnd];
   for (let i = 1; i < steps.length; i++) expect(steps[i], `step ${i}`).toBeGreaterThanOrEqual(steps[i - 1]);
   if (!sync) expect(h.claimsDone).toBe(h.published); // an async launch runs no core on the calling thread
   expect(t.cores).toHaveLength(8);

@@ -45,6 +45,42 @@ export function mergedIntervals(intervals: number[]): number[] {
   return merged(intervals).flat();
 }
 
+/**
+ * True when the cores' writes tile [0, numel) exactly, each element written by one core, and no core read the output:
+ * what every clean call of a kernel that splits its output into runs looks like. It decides only that case, without
+ * allocating (a handful of intervals, on every call); anything else (a core writing the same elements twice, reads,
+ * out-of-order runs past INLINE_RUNS) gets false, and checkCrossCore decides it in full.
+ */
+export function tilesExactly(writes: readonly CoreWrites[], numel: number): boolean {
+  let runs = 0;
+  for (const w of writes) {
+    if (w.reads?.length) return false;
+    runs += w.intervals.length >> 1;
+  }
+  if (runs > INLINE_RUNS) return false;
+  // Walk the runs in order of their starts: each must begin where the one before ended.
+  let covered = 0;
+  for (let taken = 0; taken < runs; taken++) {
+    let found = false;
+    for (const w of writes) {
+      const iv = w.intervals;
+      for (let i = 0; i < iv.length; i += 2) {
+        if (iv[i] !== covered) continue;
+        if (iv[i + 1] <= covered) return false; // an empty run: let the full check sort it out
+        covered = iv[i + 1];
+        found = true;
+        break;
+      }
+      if (found) break;
+    }
+    if (!found) return false;
+  }
+  return covered === numel;
+}
+
+/** Runs tilesExactly looks at; more (a core that logged many out-of-order runs) go to checkCrossCore. */
+const INLINE_RUNS = 64;
+
 /** Finds overlaps between cores and gaps in [0, numel). Reports at most `limit` of each. */
 export function checkCrossCore(writes: CoreWrites[], numel: number, limit = 8): CrossCoreFindings {
   const all: { core: number; start: number; end: number }[] = [];

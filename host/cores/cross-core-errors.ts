@@ -27,6 +27,7 @@ export function pendingPlaces(e: unknown): PendingPlaces | null {
 
 /** The call's cross-core error, or null: an overlap first, then a race, then output elements no core wrote. */
 export function crossCoreError(op: string, f: CrossCoreFindings, out: Tensor): GpsimdError | null {
+  if (!f.overlaps.length && !f.races.length && !f.unwritten) return null; // before any text is made: most calls are clean
   const tensor = `output (${out.describe()})`;
   const gapsNote = f.unwritten ? `\nalso: ${describeGaps(f, true)}` : "";
   if (f.overlaps.length) {

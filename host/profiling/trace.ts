@@ -120,7 +120,9 @@ export interface LaunchPhases {
   completeSeen: number;
   /** Every core's status, report (mailbox) and write log read; printf shown. */
   reportsRead: number;
-  /** Descriptors verified and the cross-core checks (overlaps, races, gaps) done. */
+  /** Every core's tensor descriptors verified (unchanged by the kernel). */
+  descriptorsVerified: number;
+  /** The cross-core checks (overlaps, races, gaps) done. */
   checked: number;
 }
 
