@@ -8,6 +8,7 @@ import { tfjs } from "../peers/tfjs.js";
 import { giouNaive, giouTfjs } from "../peers/giou.js";
 import { giouFloors } from "../floors/index.js";
 import { verifyOutput } from "../verify.js";
+import { multicoreBreakdown } from "../multicore-breakdown.js";
 import type { Suite, Tolerance } from "../suite.js";
 
 /** GIOU values lie in [-1, 1]; float32 arithmetic against the float64 reference. */
@@ -34,6 +35,17 @@ export const giouSuite: Suite = {
     seedCppKernel("giou-fixed");
     seedCppKernel("giou-fixed-1core");
     const cpp = () => ops.bench_cpp_giou_fixed.giou(pred, target), cpp1 = () => ops.bench_cpp_giou_fixed_1core.giou(pred, target);
+    // Where giou_multicore's time goes, per thread and per core, beside its floors; the multicore speed-up of the
+    // AssemblyScript kernel and of the corrected seed C++ kernel (each against its own single-core build), same rounds.
+    const breakdown = await multicoreBreakdown({
+      label: "W1 giou_multicore", library: shipped("giou_multicore"), call: multicore, elements: W1_BATCH * W1_BOXES,
+      copiedBytes: W1_BATCH * W1_BOXES * 36, floors, goals: { oneThread: 0.8, split: 1.6 },
+      speedups: [
+        { label: "AssemblyScript giou (ops/giou)", single: tcm, multi: multicore },
+        { label: "C++ giou-fixed.cpp", single: cpp1, multi: cpp },
+      ],
+    });
+    console.log(breakdown.join("\n"));
     return [{
       name: "giou",
       title: `W1 GIOU, ${W1_BATCH} x ${W1_BOXES} box pairs`,

@@ -7,6 +7,7 @@ import { tfjs } from "../peers/tfjs.js";
 import { reluLoop, reluBackwardLoop, reluTfjs, reluBackwardTfjs } from "../peers/relu.js";
 import { reluFloors } from "../floors/index.js";
 import { verifyOutput } from "../verify.js";
+import { multicoreBreakdown } from "../multicore-breakdown.js";
 import type { Suite, Workload } from "../suite.js";
 
 /** The largest output the seed's C++ TCM ReLU can make with torch::zeros in the default kernel heap (4 MB, less its C++ stack). */
@@ -14,6 +15,9 @@ const CPP_HEAP_OUTPUT_BYTES = 2 << 20;
 
 /** The W2 sizes: the MLP's hidden activations, 16 Mi elements, and 999 x 1001 (not a multiple of 8 or of 1024). */
 export const RELU_SIZES: [number, number][] = [[32, 4096], [32, 2048], [4096, 4096], [999, 1001]];
+
+/** The sizes whose multicore calls are broken down: the MLP's [32, 4096] (the multicore checks' goal), ≈2^20 and 2^24. */
+const BREAKDOWN_SIZES: [number, number][] = [[32, 4096], [999, 1001], [4096, 4096]];
 
 /** "relu-fwd-32x4096" */
 export function reluWorkloadName(direction: "fwd" | "bwd", [rows, cols]: [number, number]): string {
@@ -41,12 +45,23 @@ export const reluSuite: Suite = {
       const common = { tolerance: { abs: 0, rel: 0 }, baseline: "ts-loop", elements: x.numel() };
       const forward = reluForward(xs);
       const name = reluWorkloadName("fwd", size);
+      const floors = await reluFloors(scope, [xs], (out) => verifyOutput(`${name}/floor wasm`, out, forward, common.tolerance));
+      if (BREAKDOWN_SIZES.some(([r, c]) => r === size[0] && c === size[1])) {
+        // Where relu_multicore's time goes, per thread and per core, beside its floors (the checks' cost at [32, 4096]).
+        const lines = await multicoreBreakdown({
+          label: `W2 relu_multicore forward [${size.join(", ")}]`, library: shipped("relu_multicore"), call: () => ops.relu_multicore.relu_forward(x),
+          elements: x.numel(), copiedBytes: x.numel() * 8, floors,
+          goals: { oneThread: 0.8, split: 1.6 },
+          speedups: [{ label: "relu (ops/relu)", single: () => ops.relu_tcm.relu_forward(x), multi: () => ops.relu_multicore.relu_forward(x) }],
+        });
+        console.log(lines.join("\n"));
+      }
       workloads.push({
         ...common,
         name,
         title: `W2 ReLU forward, [${size.join(", ")}]`,
         reference: forward,
-        floors: await reluFloors(scope, [xs], (out) => verifyOutput(`${name}/floor wasm`, out, forward, common.tolerance)),
+        floors,
         floorVariants: ["tcm", "multicore-tcm"],
         variants: [
           { name: "elementwise", run: () => ops.relu_elementwise.relu_forward(x) },
