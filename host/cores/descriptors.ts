@@ -3,7 +3,7 @@
 // Descriptors live in kernel-writable memory, so the host keeps its own copy
 // of what it wrote: after the launch it checks that the kernel changed no
 // trusted field, and it accepts a returned tensor only if the launch made it.
-import type { Tensor } from "../device/tensor.js";
+import { tensorShape, type Tensor } from "../device/tensor.js";
 import { OUTPUT_SLOT, KERNEL_TENSOR_SLOT } from "../checks/describe.js";
 import { KernelTamperError } from "../checks/errors.js";
 // A descriptor change is found after the kernel returned; in sanitize mode the store into it fails (E_SANITIZE_READ_ONLY).
@@ -21,14 +21,18 @@ export function descriptorAddress(ctx: number, index: number): number {
   return ctx + CTX_DESC + index * DESC_BYTES;
 }
 
-/** Writes one descriptor at byte address `at` through `words`, a u32 view of device memory (hbm().words()). */
-export function writeDescriptor(words: Uint32Array, at: number, t: Tensor, slot: number, flags: number): void {
+/**
+ * Writes one descriptor at byte address `at` through `words`, a u32 view of device memory (hbm().words()), for t
+ * in argument slot `slot` (OUTPUT_SLOT for the output) whose data is at `address`.
+ */
+export function writeDescriptor(words: Uint32Array, at: number, t: Tensor, slot: number, flags: number, address: number): void {
   const d = at >>> 2;
-  words.fill(0, d, d + (DESC_BYTES >> 2));
-  const sizes = t.sizes();
+  // A loop, not words.fill: fill on a view of shared memory goes through the runtime (about twice the time here).
+  for (let i = d; i < d + (DESC_BYTES >> 2); i++) words[i] = 0;
+  const sizes = tensorShape(t);
   const numel = t.numel();
   // Negative i32 fields (slot -1) wrap to their two's-complement u32, as the kernel reads them.
-  words[d + (TD_DATA >> 2)] = t.pinnedAddress;
+  words[d + (TD_DATA >> 2)] = address;
   words[d + (TD_DTYPE >> 2)] = t.dtype.scalarType;
   words[d + (TD_NDIM >> 2)] = sizes.length;
   words[d + (TD_FLAGS >> 2)] = flags;
@@ -48,7 +52,6 @@ const TRUSTED_WORDS = [
   TD_DATA, TD_DTYPE, TD_NDIM, TD_FLAGS, TD_NUMEL, TD_NUMEL + 4, TD_SLOT,
   ...Array.from({ length: 8 }, (_, i) => TD_SIZES + 4 * i), ...Array.from({ length: 8 }, (_, i) => TD_STRIDES + 4 * i),
 ].map((b) => b >> 2);
-const NTRUSTED = TRUSTED_WORDS.length;
 
 /** What a launch put in a context block's descriptors, kept by the host (kernels cannot reach it). */
 export interface LaunchDescriptors {
@@ -58,8 +61,8 @@ export interface LaunchDescriptors {
   argDescs: (number | null)[];
   /** Descriptor address of the output in the block prepared (0 for none). */
   outputDesc: number;
-  /** The trusted words (TRUSTED_WORDS) of each slot as written, slot after slot. */
-  words: number[];
+  /** The data address written for each of `tensors` (0 for none): the tensors' other trusted fields never change. */
+  addresses: number[];
 }
 
 /** The launch state of one core: who it is, its flags, and its tensors; returns the host's copy of the descriptors. */
@@ -74,29 +77,51 @@ export function prepareCore(
   memory[c + (CTX_CPU_ID >> 2)] = core;
   memory[c + (CTX_CPU_COUNT >> 2)] = cores;
   memory[c + (CTX_FLAGS >> 2)] = flags;
-  const argDescs: (number | null)[] = [];
-  for (let i = 0; i < args.length; i++) {
+  const n = args.length;
+  const tensors = new Array<Tensor | null>(n + 1), argDescs = new Array<number | null>(n), addresses = new Array<number>(n + 1);
+  for (let i = 0; i < n; i++) {
     const t = args[i];
-    if (!t) { argDescs.push(null); continue; }
-    const at = descriptorAddress(ctx, i);
-    writeDescriptor(memory, at, t, i, TDF_READ_ONLY);
-    argDescs.push(at);
+    tensors[i] = t;
+    if (!t) { argDescs[i] = null; addresses[i] = 0; continue; }
+    const at = argDescs[i] = descriptorAddress(ctx, i);
+    writeDescriptor(memory, at, t, i, TDF_READ_ONLY, addresses[i] = t.pinnedAddress);
   }
+  tensors[n] = output;
+  addresses[n] = 0;
   let outputDesc = 0;
   if (output) {
-    outputDesc = descriptorAddress(ctx, args.length);
-    writeDescriptor(memory, outputDesc, output, OUTPUT_SLOT, TDF_OUTPUT);
+    outputDesc = descriptorAddress(ctx, n);
+    writeDescriptor(memory, outputDesc, output, OUTPUT_SLOT, TDF_OUTPUT, addresses[n] = output.pinnedAddress);
   }
-  const count = args.length + (output ? 1 : 0);
-  memory[c + (CTX_NUM_TENSORS >> 2)] = count;
+  memory[c + (CTX_NUM_TENSORS >> 2)] = n + (output ? 1 : 0);
   memory[c + (CTX_DST >> 2)] = outputDesc;
-  // Only the trusted words are kept: a plain copy of what was just written, in a JS array (a small
-  // typed array has an off-heap store and cost more than the rest of this function).
-  const base = (ctx + CTX_DESC) >>> 2, per = DESC_BYTES >> 2;
-  const words: number[] = [];
-  for (let i = 0; i < count; i++) for (let j = 0; j < NTRUSTED; j++) words.push(memory[base + i * per + TRUSTED_WORDS[j]]);
-  return { tensors: [...args, output], argDescs, outputDesc, words };
+  // No copy of the words written is kept: the host knows them from the tensors (their sizes and dtype never
+  // change) and the addresses above, and descriptorIntact compares the block with them field by field.
+  return { tensors, argDescs, outputDesc, addresses };
 }
+
+/**
+ * True when the trusted words of the descriptor at word index d are those writeDescriptor wrote for t with
+ * this slot, flags and data address (compared in place: no copy of them is made per launch).
+ */
+function descriptorIntact(m: Uint32Array, d: number, t: Tensor, slot: number, flags: number, address: number): boolean {
+  const sizes = tensorShape(t);
+  const numel = t.numel();
+  if (m[d + (TD_DATA >> 2)] !== address || m[d + (TD_DTYPE >> 2)] !== t.dtype.scalarType || m[d + (TD_NDIM >> 2)] !== sizes.length
+    || m[d + (TD_FLAGS >> 2)] !== flags || m[d + (TD_NUMEL >> 2)] !== numel % 0x1_0000_0000
+    || m[d + (TD_NUMEL >> 2) + 1] !== Math.floor(numel / 0x1_0000_0000) || m[d + (TD_SLOT >> 2)] !== slot >>> 0) return false;
+  let stride = 1;
+  for (let i = sizes.length - 1; i >= 0; i--) {
+    // As a u32 store wraps them (ToUint32).
+    if (m[d + (TD_SIZES >> 2) + i] !== sizes[i] >>> 0 || m[d + (TD_STRIDES >> 2) + i] !== stride >>> 0) return false;
+    stride *= sizes[i];
+  }
+  for (let i = sizes.length; i < 8; i++) if (m[d + (TD_SIZES >> 2) + i] !== 0 || m[d + (TD_STRIDES >> 2) + i] !== 0) return false;
+  return true;
+}
+
+/** The descriptor words writeDescriptor writes (only the failure path needs them word by word). */
+const expected = new Uint32Array(DESC_BYTES >> 2);
 
 /** Who ran the kernel, for messages. */
 export interface TamperSite { op: string; core: number; kernel: KernelSignature; }
@@ -124,11 +149,19 @@ function fieldChange(word: number, before: number, after: number): string {
 export function verifyDescriptors(words: Uint32Array, ctx: number, launch: LaunchDescriptors, site: TamperSite): void {
   const base = (ctx + CTX_DESC) >>> 2;
   const per = DESC_BYTES >> 2;
-  for (let i = 0, k = 0; i < launch.tensors.length; i++) {
-    for (let j = 0; j < NTRUSTED; j++) {
-      const w = TRUSTED_WORDS[j];
-      const before = launch.words[k++], after = words[base + i * per + w];
-      if (before === after || !launch.tensors[i]) continue;
+  for (let i = 0; i < launch.tensors.length; i++) {
+    const t = launch.tensors[i];
+    if (!t) continue;
+    // As prepareCore wrote it: arguments in their own slot, read-only; then the output.
+    const isArgument = i < launch.argDescs.length;
+    const slot = isArgument ? i : OUTPUT_SLOT, flags = isArgument ? TDF_READ_ONLY : TDF_OUTPUT;
+    const d = base + i * per;
+    if (descriptorIntact(words, d, t, slot, flags, launch.addresses[i])) continue;
+    // Changed: the first trusted word that differs from what was written names the field.
+    writeDescriptor(expected, 0, t, slot, flags, launch.addresses[i]);
+    for (const w of TRUSTED_WORDS) {
+      const before = expected[w], after = words[d + w];
+      if (before === after) continue;
       const name = tensorName(launch, i, site.kernel);
       throw new KernelTamperError("E_DESCRIPTOR_CHANGED", `${site.op} (core ${site.core}): the kernel changed the descriptor of ${name}: ${fieldChange(w, before | 0, after | 0)}. Descriptors belong to the host: a kernel must not write them (its writes through this one may have reached memory outside the call's tensors); ${SANITIZE_RERUN_HINT}`, {
         op: site.op, core: site.core, details: { tensor: name, field: w << 2, before: before | 0, after: after | 0 },

@@ -27,6 +27,7 @@ import { mergedIntervals } from "../checks/cross-core.js";
 import { isOwnershipCode, ownershipError, type OwnershipContext } from "../checks/ownership-errors.js";
 import { OWN_REPORT } from "../../build/ownership-names.js";
 import type { KernelSignature } from "../../build/signatures.js";
+import { split, S_SETUP, S_HEAP, S_ENTER, S_KERNEL, S_EXIT } from "../library/call-stages.js";
 
 /** Where a kernel runs and how to name what it touches. */
 export interface CoreSite extends ViolationSite {
@@ -128,6 +129,8 @@ export class KernelInstance {
   private setStopWord!: (address: number) => void;
   /** The executed-instruction counters of a counting module (build/count-pass.ts), in INSTRUCTION_CLASSES order; null for a plain one. */
   private counters: WebAssembly.Global[] | null = null;
+  /** A C++ kernel's stack bounds and low-water mark (STACK_GLOBALS), looked up once per instance; null without them (AssemblyScript). */
+  private stackGlobals: WebAssembly.Global[] | null = null;
   /** The stop word the instance polls (set before a run when it changes). */
   private stopWordAt = -1;
   /** The run's stop token: the watchdog writes it into the stop word to stop this run. */
@@ -339,6 +342,8 @@ export class KernelInstance {
     this.setStopWord = setStopWord as (address: number) => void;
     const counters = INSTRUCTION_CLASSES.map((c) => instance.exports[counterExport(c)]);
     this.counters = counters.every((g) => g instanceof WebAssembly.Global) ? counters as WebAssembly.Global[] : null;
+    const stack = STACK_GLOBALS.map((name) => instance.exports[name]);
+    this.stackGlobals = stack.every((g) => g instanceof WebAssembly.Global) ? stack as WebAssembly.Global[] : null;
     this.stopWordAt = -1;
     return instance;
   }
@@ -377,19 +382,25 @@ export class KernelInstance {
     // the kernel can change the copy in its context block, and print only there.
     const view = this.views.view(site.ctx + CTX_HEADER_BYTES);
     this.ring = { base: view.getUint32(site.ctx + CTX_PRINTF_BASE, true), size: view.getUint32(site.ctx + CTX_PRINTF_SIZE, true) };
+    split?.mark(S_SETUP);
     // Nothing the previous call on this core left on the heap (any library's) is readable by this one.
     const heapEnd = clearUsedHeap(this.memory, this.views, site.ctx);
     this.runStart?.();
     if (this.counters) for (const g of this.counters) g.value = 0n;
     this.tracer?.begin(this.thread);
+    split?.mark(S_HEAP);
     try {
       if (template) this.enterFrom(site.ctx, template, site.core);
       else this.enter(site.ctx);
       this.kernelStart?.();
+      split?.mark(S_ENTER);
       const returned = (fn(...args) ?? 0) >>> 0; // an address: wasm returns i32, device memory reaches 4 GiB
+      split?.mark(S_KERNEL);
       this.exit();
-      recordStackUse(this.views, site.ctx, heapEnd, this.globalValue("gpsimd_stack_limit"), this.globalValue("gpsimd_stack_low"), this.globalValue("gpsimd_stack_top"));
+      const stack = this.stackGlobals;
+      if (stack) recordStackUse(this.views, site.ctx, heapEnd, Number(stack[0].value) >>> 0, Number(stack[1].value) >>> 0, Number(stack[2].value) >>> 0);
       const reads = this.reads.length > READS_BOUND ? mergedIntervals(this.reads) : this.reads;
+      split?.mark(S_EXIT);
       return { returned, warnings: this.warnings, writes: this.writes, reads, droppedPrintf: this.dropped };
     } catch (e) {
       markWholeHeapUsed(this.views, site.ctx, heapEnd);
@@ -412,6 +423,9 @@ export class KernelInstance {
     return new KernelTrapError("E_TRAP", `${site.op} (core ${site.core}): ${kind}: ${what}${at}`, { op: site.op, core: site.core, details: { message: err.message, ...(where ? { ...where, function: functionName(where) } : {}) }, cause: err });
   }
 }
+
+/** The C++ device runtime's stack globals (assembly/cpp-abi.ts) that recordStackUse takes: limit, low-water mark, top. */
+const STACK_GLOBALS = ["gpsimd_stack_limit", "gpsimd_stack_low", "gpsimd_stack_top"] as const;
 
 /** Numbers of a core's read log kept unmerged (a column pass over a core's part makes a run per row). */
 const READS_BOUND = 512;

@@ -71,18 +71,21 @@ export class DeviceMemory {
   /** A byte view of the whole memory as it is now (re-derive after any allocation). */
   bytes(): Uint8Array { return new Uint8Array(this.memory.buffer); }
 
+  /** The memory's length when last read (bump): device memory only grows, so it is a lower bound. */
+  private knownBytes = 0;
+
   private wordView: Uint32Array<ArrayBufferLike> | null = null;
   /**
-   * A u32 view of the whole memory, made again after the allocator's top moved (every block it
-   * hands out lies inside the view): per-launch paths use it without paying for the memory.buffer
-   * getter each time.
+   * A u32 view of the whole memory, made again when the allocator hands out a block past it (every
+   * block it hands out lies inside the view): per-launch paths use it without paying for the
+   * memory.buffer getter each time.
    */
   words(): Uint32Array {
     return (this.wordView ??= new Uint32Array(this.memory.buffer));
   }
 
   private dataView: DataView<ArrayBufferLike> | null = null;
-  /** A DataView of the whole memory, kept like words() (made again after the allocator's top moved). */
+  /** A DataView of the whole memory, kept like words() (made again for a block past it). */
   view(): DataView {
     return (this.dataView ??= new DataView(this.memory.buffer));
   }
@@ -105,11 +108,17 @@ export class DeviceMemory {
     const addr = alignUp(block.addr, align);
     const before = addr - block.addr;
     const after = block.addr + block.size - (addr + bytes);
-    // Whatever the block had before and after the allocation stays free.
-    const rest: FreeBlock[] = [];
-    if (before > 0) rest.push({ addr: block.addr, size: before });
-    if (after > 0) rest.push({ addr: addr + bytes, size: after });
-    this.free.splice(best, 1, ...rest);
+    // Whatever the block had before and after the allocation stays free: the block itself keeps one part, in place
+    // (every call's output comes through here: a temporary array and a splice showed in a tiny call).
+    if (before > 0) {
+      block.size = before;
+      if (after > 0) this.free.splice(best + 1, 0, { addr: addr + bytes, size: after });
+    } else if (after > 0) {
+      block.addr = addr + bytes;
+      block.size = after;
+    } else {
+      this.free.splice(best, 1);
+    }
     return addr;
   }
 
@@ -120,15 +129,24 @@ export class DeviceMemory {
     if (end > MAX_PAGES * PAGE) {
       throw new DeviceMemoryError("E_HBM_FULL", `device memory is full: a ${what} of ${bytes} bytes does not fit (${this.used} bytes in ${this.live.size} blocks in use, 4 GiB at most); dispose() tensors you no longer need`);
     }
-    const have = this.memory.buffer.byteLength;
-    if (end > have) {
-      // Grow by at least a quarter of the current size so growth stays rare.
-      const need = Math.ceil((end - have) / PAGE);
-      const pages = Math.min(MAX_PAGES - have / PAGE, Math.max(need, Math.ceil(have / PAGE / 4)));
-      this.memory.grow(pages);
+    // Memory only grows, so a length read before is a lower bound: the buffer getter of a shared memory (a new
+    // SharedArrayBuffer object each time) is paid only when a block may reach past it.
+    if (end > this.knownBytes) {
+      const have = this.knownBytes = this.memory.buffer.byteLength; // a kernel's memory.grow may have grown it
+      if (end > have) {
+        // Grow by at least a quarter of the current size so growth stays rare.
+        const need = Math.ceil((end - have) / PAGE);
+        const pages = Math.min(MAX_PAGES - have / PAGE, Math.max(need, Math.ceil(have / PAGE / 4)));
+        this.memory.grow(pages);
+        this.knownBytes = this.memory.buffer.byteLength;
+      }
     }
     this.top = end;
-    this.wordView = this.dataView = null; // new memory at the top (grown here, or, by a kernel's memory.grow, elsewhere)
+    // The views reach every block handed out before; they are made again only for one that lies past them (in
+    // memory grown here or by a kernel's memory.grow). Remaking them at every bump cost each call whose output
+    // was the top block (a tiny call, its output disposed) two views and two buffer getters.
+    if (this.wordView && end > this.wordView.byteLength) this.wordView = null;
+    if (this.dataView && end > this.dataView.byteLength) this.dataView = null;
     return addr;
   }
 

@@ -23,11 +23,51 @@ const LIMITS_TEXT = `tensors passed to or returned from an operator have at most
  * marks the tensor disposed at once (new calls reject it) but frees the memory only when the last
  * such call ends, so a running kernel never reads memory that a new allocation reuses.
  */
-interface Storage { addr: number; disposed: boolean; pins: number; released: boolean; }
+interface Storage { addr: number; disposed: boolean; pins: number; released: boolean; registered: boolean; }
 
 const finalizer = new FinalizationRegistry<Storage>((s) => {
   if (!s.disposed) { s.disposed = true; release(s); }
 });
+
+/**
+ * Tensors made since the last flush and not yet registered with the finalizer. A registration costs about 0.25 us
+ * (a cell in the registry, and its removal at dispose()), and most tensors an operator call makes are disposed
+ * within the turn that made them (an output used and disposed in a loop): those are never registered. The list
+ * holds the rest until the turn ends (or it grows long), so none is collected before it is registered: a tensor
+ * nobody disposes is still freed once it is garbage collected, as before.
+ */
+const unregistered: Tensor[] = [];
+/** Flushed past this many, so that a long synchronous loop keeps only so many tensors alive for the list. */
+const UNREGISTERED_LIMIT = 1024;
+
+function noteUnregistered(t: Tensor): void {
+  if (unregistered.length === 0) queueMicrotask(registerSurvivors);
+  unregistered.push(t);
+  if (unregistered.length >= UNREGISTERED_LIMIT) registerSurvivors();
+}
+
+function registerSurvivors(): void {
+  for (const t of unregistered) registerOf(t);
+  unregistered.length = 0;
+}
+
+/** Tensor's private fields for this module's helpers (set in its static block). */
+let registerOf: (t: Tensor) => void;
+let shapeOf: (t: Tensor) => readonly number[];
+let metaOf: (t: Tensor) => Tensor;
+
+/** t's sizes without a copy, for the host's per-call paths (descriptors, checks); never hand the array to user code. */
+export function tensorShape(t: Tensor): readonly number[] {
+  return shapeOf(t);
+}
+
+/**
+ * The meta tensor a shape function is given for t (its sizes and dtype, no data): made once per tensor, as
+ * neither ever changes and a meta tensor has nothing else to change.
+ */
+export function metaTensorOf(t: Tensor): Tensor {
+  return metaOf(t);
+}
 
 function release(s: Storage): void {
   if (s.released || s.pins > 0) return;
@@ -50,7 +90,7 @@ export function checkSizes(sizes: readonly number[], what = "tensor"): number[] 
 
 /** Checks a tensor passed to or returned from an operator against the device limits (DEVICE_SHAPE_LIMITS). */
 export function checkDeviceLimits(t: Tensor, what: string, op?: string): void {
-  const sizes = t.sizes();
+  const sizes = shapeOf(t);
   if (!fitsDeviceLimits(sizes)) checkShapeLimits(sizes, `${what} ${t.describe()}`, op); // the name is made only for the error
 }
 
@@ -81,6 +121,19 @@ export class Tensor {
   private readonly storage: Storage | null;
   /** The tensor whose storage a view shares (kept alive by the view). */
   private readonly base: Tensor | null = null;
+  /** What metaTensorOf gives for this tensor, once made. */
+  private metaView: Tensor | null = null;
+
+  static {
+    registerOf = (t) => {
+      const s = t.storage!;
+      if (s.disposed || s.registered) return;
+      finalizer.register(t, s, s);
+      s.registered = true;
+    };
+    shapeOf = (t) => t.shape;
+    metaOf = (t) => (t.metaView ??= new Tensor(t.shape, t.dtype, true));
+  }
 
   /** Use the factories (empty, zeros, tensor, ...) rather than this constructor. */
   constructor(sizes: readonly number[], dtype: DType, meta = false, viewOf: Tensor | null = null) {
@@ -96,8 +149,8 @@ export class Tensor {
     } else if (meta) {
       this.storage = null;
     } else {
-      this.storage = { addr: hbm().alloc(this.count * dtypeInfo(dtype).bytes), disposed: false, pins: 0, released: false };
-      finalizer.register(this, this.storage, this.storage);
+      this.storage = { addr: hbm().alloc(this.count * dtypeInfo(dtype).bytes), disposed: false, pins: 0, released: false, registered: false };
+      noteUnregistered(this);
     }
   }
 
@@ -204,7 +257,7 @@ export class Tensor {
   dispose(): void {
     if (this.storage === null || this.storage.disposed) return;
     this.storage.disposed = true;
-    finalizer.unregister(this.storage);
+    if (this.storage.registered) finalizer.unregister(this.storage);
     release(this.storage);
   }
 
@@ -229,6 +282,6 @@ export class Tensor {
 export function borrowedTensor(addr: number, sizes: readonly number[], dtype: DType): Tensor {
   const t = new Tensor(sizes, dtype, true);
   // A meta tensor has no storage; give it the owner's address, marked released so this thread never frees it.
-  (t as unknown as { storage: Storage }).storage = { addr, disposed: false, pins: 0, released: true };
+  (t as unknown as { storage: Storage }).storage = { addr, disposed: false, pins: 0, released: true, registered: false };
   return t;
 }

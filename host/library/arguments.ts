@@ -2,7 +2,7 @@
 // runs: how many arguments, of which kind (tensor, double, int64_t), and that
 // tensors are alive. Converts scalars to what the WebAssembly export takes.
 import { ArgumentError } from "../checks/errors.js";
-import { Tensor, checkDeviceLimits } from "../device/tensor.js";
+import { Tensor, checkDeviceLimits, metaTensorOf } from "../device/tensor.js";
 import type { KernelSignature, KernelParam } from "../../build/signatures.js";
 import { isCppSource } from "../../build/cpp/kernel-decls.js";
 
@@ -43,7 +43,7 @@ function describeValue(v: unknown): string {
  * still gets the exact int64 value.
  */
 export function shapeArguments(args: readonly unknown[]): unknown[] {
-  return args.map((a) => (a instanceof Tensor ? new Tensor(a.sizes(), a.dtype, true) : typeof a === "bigint" ? Number(a) : a));
+  return args.map((a) => (a instanceof Tensor ? metaTensorOf(a) : typeof a === "bigint" ? Number(a) : a));
 }
 
 /** Checks args against the kernel's parameters; throws ArgumentError naming the operator, the argument and what was expected. */
@@ -52,37 +52,50 @@ export function checkArguments(op: string, kernel: KernelSignature, args: unknow
   if (args.length !== params.length) {
     throw new ArgumentError("E_ARG_COUNT", `${op} expects ${params.length} argument${params.length === 1 ? "" : "s"}, ${signatureText(kernel)}, but got ${args.length}`, { op, details: { expected: params.length, got: args.length } });
   }
-  const tensors: (Tensor | null)[] = [];
-  const scalars: (number | bigint | null)[] = [];
-  params.forEach((p, i) => {
-    const v = args[i];
-    const bad = (expected: string) => new ArgumentError("E_ARG_KIND", `${op}: argument ${i} '${p.name}' must be ${expected}, got ${describeValue(v)} (kernel ${signatureText(kernel)})`, { op, details: { index: i, name: p.name, expected: p.kind } });
+  // A plain loop, with errors made only when thrown: every call comes through here.
+  const tensors = new Array<Tensor | null>(params.length);
+  const scalars = new Array<number | bigint | null>(params.length);
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i], v = args[i];
     if (p.kind === "tensor") {
-      if (!(v instanceof Tensor)) throw bad("a Tensor");
+      if (!(v instanceof Tensor)) throw badArgument(op, kernel, i, v, "a Tensor");
       if (v.is_meta) throw new ArgumentError("E_ARG_META", `${op}: argument ${i} '${p.name}' is a shape-function (meta) tensor without data`, { op, details: { index: i } });
       if (v.disposed) throw new ArgumentError("E_ARG_DISPOSED", `${op}: argument ${i} '${p.name}' (${v.describe()}) was disposed`, { op, details: { index: i } });
       checkDeviceLimits(v, `${op}: argument ${i} '${p.name}'`, op);
-      tensors.push(v); scalars.push(null);
-      return;
+      tensors[i] = v; scalars[i] = null;
+      continue;
     }
-    tensors.push(null);
-    if (p.kind === "bool") {
-      if (typeof v !== "boolean") throw bad("a boolean");
-      scalars.push(v ? 1 : 0);
-    } else if (p.kind === "i64") {
-      if (typeof v === "bigint") {
-        if (BigInt.asIntN(64, v) !== v) throw bad("an integer in the int64_t range [-2^63, 2^63)");
-        scalars.push(v); return;
-      }
-      if (typeof v !== "number" || !Number.isSafeInteger(v)) throw bad("an integer (number or bigint) for int64_t");
-      scalars.push(BigInt(v));
-    } else if (p.kind === "i32") {
-      if (typeof v !== "number" || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 32) throw bad("a 32-bit integer");
-      scalars.push(v | 0);
-    } else {
-      if (typeof v !== "number") throw bad("a number");
-      scalars.push(v);
-    }
-  });
+    tensors[i] = null;
+    scalars[i] = scalarArgument(op, kernel, i, v);
+  }
   return { tensors, scalars };
+}
+
+/** Argument i, a scalar, as the WebAssembly export takes it. */
+function scalarArgument(op: string, kernel: KernelSignature, i: number, v: unknown): number | bigint {
+  const p = kernel.params[i];
+  if (p.kind === "bool") {
+    if (typeof v !== "boolean") throw badArgument(op, kernel, i, v, "a boolean");
+    return v ? 1 : 0;
+  }
+  if (p.kind === "i64") {
+    if (typeof v === "bigint") {
+      if (BigInt.asIntN(64, v) !== v) throw badArgument(op, kernel, i, v, "an integer in the int64_t range [-2^63, 2^63)");
+      return v;
+    }
+    if (typeof v !== "number" || !Number.isSafeInteger(v)) throw badArgument(op, kernel, i, v, "an integer (number or bigint) for int64_t");
+    return BigInt(v);
+  }
+  if (p.kind === "i32") {
+    if (typeof v !== "number" || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 32) throw badArgument(op, kernel, i, v, "a 32-bit integer");
+    return v | 0;
+  }
+  if (typeof v !== "number") throw badArgument(op, kernel, i, v, "a number");
+  return v;
+}
+
+/** "argument 0 'x' must be a Tensor, got number 3 (kernel ...)" */
+function badArgument(op: string, kernel: KernelSignature, i: number, v: unknown, expected: string): ArgumentError {
+  const p = kernel.params[i];
+  return new ArgumentError("E_ARG_KIND", `${op}: argument ${i} '${p.name}' must be ${expected}, got ${describeValue(v)} (kernel ${signatureText(kernel)})`, { op, details: { index: i, name: p.name, expected: p.kind } });
 }

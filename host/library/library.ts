@@ -6,7 +6,7 @@ import { noteStaticData, withStaticData } from "./static-data.js";
 import { isCppSource } from "../../build/cpp/kernel-decls.js";
 import { STOP_WORD_GLOBAL } from "../../build/stop-poll-names.js";
 import { hbm } from "../device/hbm.js";
-import { Tensor, checkDeviceLimits } from "../device/tensor.js";
+import { Tensor, checkDeviceLimits, tensorShape } from "../device/tensor.js";
 import { withShapeContext } from "../device/shape-context.js";
 import { checkArguments, shapeArguments, type CheckedArguments } from "./arguments.js";
 import { coreRegion, regionAt, HOST_CORE, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
@@ -26,12 +26,13 @@ import type { KernelSignature } from "../../build/signatures.js";
 import type { OpDefinition } from "./registry.js";
 import {
   FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_LOG_READS, FLAG_PRINT_ALL_CORES, FLAG_TRACE,
-  CTX_TCM_BASE, CTX_WLOG,
+  CTX_WLOG,
 } from "../device/layout.js";
 import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../checks/cross-core.js";
 import { dtypeInfo } from "../device/dtype.js";
 import type { Pool, LaunchRequest } from "../cores/pool.js";
 import { TraceWriter, TRACE_CORE_BYTES, traceClock, coreTrace, readCounters, type LaunchTrace } from "../profiling/trace.js";
+import { split, S_ARGUMENTS, S_SHAPE, S_OUTPUT, S_AFTER } from "./call-stages.js";
 
 /** An operator of a loaded library, ready to call. */
 export interface Operator {
@@ -159,8 +160,11 @@ export class Library {
       throw new ShapeFunctionError("E_SHAPE_FN_RESULT", `shape function of ${op.qualifiedName} returned ${shaped === undefined ? "undefined" : typeof shaped}; it must return a tensor of the output's shape and dtype, e.g. zeros(t_in.sizes(), kFloat)`, { op: op.qualifiedName });
     }
     checkDeviceLimits(shaped, `${op.qualifiedName}: the output from the shape function`, op.qualifiedName);
+    split?.mark(S_SHAPE);
     // As on the device, the shape function gives only the shape and dtype: the output is not initialised.
-    return new Tensor(shaped.sizes(), shaped.dtype);
+    const out = new Tensor(tensorShape(shaped), shaped.dtype); // the constructor copies the sizes
+    split?.mark(S_OUTPUT);
+    return out;
   }
 
   /** With trace on: the timeline and counters of the last call that succeeded. */
@@ -169,9 +173,11 @@ export class Library {
 
   /** Calls operator `name` and returns its output (blocks until every core is done). */
   call(name: string, args: unknown[]): Tensor {
-    const callStart = traceClock();
+    split?.start();
+    const callStart = this.settings.trace ? traceClock() : 0; // only a traced call keeps it (keepTrace)
     const op = this.operator(name);
     const checked = checkArguments(op.qualifiedName, op.kernel, args);
+    split?.mark(S_ARGUMENTS);
     const out = this.makeOutput(op, args);
     try {
       if (this.multicore) {
@@ -227,20 +233,33 @@ export class Library {
     return { library: this, op, checked, output: out, flags: this.flags() };
   }
 
+  /** What runOnHost tells the kernel instance about each operator's runs on this thread (host/cores/kernel-instance.ts): made once per region. */
+  private readonly hostSites = new Map<Operator, CoreSite>();
+
+  /** The site of op's runs on the calling thread, in the region whose context block is at ctx. */
+  private hostSite(op: Operator, ctx: number, tcmBase: number): CoreSite {
+    const have = this.hostSites.get(op);
+    if (have && have.ctx === ctx && have.tcmBase === tcmBase) return have;
+    const site: CoreSite = {
+      op: op.qualifiedName, core: 0, ctx, multicore: false, printAllCores: false, kernel: op.kernel,
+      tensorName: (slot) => describeDescriptor(hbm().view(), ctx, slot, op.kernel), tcmBase,
+    };
+    this.hostSites.set(op, site);
+    return site;
+  }
+
   /** Runs a single-core kernel on this thread, as core 0; returns its trace when the call is traced. */
   private runOnHost(op: Operator, checked: CheckedArguments, out: Tensor): Traced | undefined {
     const region = coreRegion(HOST_CORE, this.manifest.heapBytes || DEFAULT_HEAP_BYTES);
     const view = hbm().view();
-    const launch = prepareCore(region.ctx, 0, 1, this.flags(), checked.tensors, out);
+    const flags = this.flags();
+    const launch = prepareCore(region.ctx, 0, 1, flags, checked.tensors, out);
     const raw = checked.scalars.map((s, i) => s ?? launch.argDescs[i]!);
     this.hostInstance ??= new KernelInstance(this.placed.module, hbm().memory, this.placed.locator, withStaticData(this.manifest.sanitize
       ? sanitizerImports({ memory: hbm().memory, staticBase: this.placed.staticBase, staticBytes: this.placed.staticBytes, locator: this.placed.locator })
       : undefined, this.placed.staticBase, this.placed.staticBytes));
-    const site: CoreSite = {
-      op: op.qualifiedName, core: 0, ctx: region.ctx, multicore: false, printAllCores: false, kernel: op.kernel,
-      tensorName: (slot) => describeDescriptor(hbm().view(), region.ctx, slot, op.kernel), tcmBase: view.getUint32(region.ctx + CTX_TCM_BASE, true),
-    };
-    const flags = this.flags();
+    // The TCM base the kernel library trusts, as the host wrote it into the context block (coreRegion).
+    const site = this.hostSite(op, region.ctx, region.tcm);
     const writer = flags & FLAG_TRACE ? new TraceWriter(this.hostTrace ??= new Float64Array(TRACE_CORE_BYTES / 8), 0) : null;
     this.hostInstance.traceTo(writer);
     let outcome: ReturnType<KernelInstance["run"]>;
@@ -256,12 +275,14 @@ export class Library {
     } finally {
       this.hostInstance.traceTo(null);
     }
-    const writes = [...outcome.writes, ...writeLog(view, region.ctx)];
+    const logged = writeLog(view, region.ctx);
+    const writes = outcome.writes.length ? [...outcome.writes, ...logged] : logged;
     const printed = writer ? readRing(region.ctx).text : "";
     showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: outcome.warnings, dropped: 0 }]);
     verifyDescriptors(hbm().words(), region.ctx, launch, site);
     const returnedBytes = copyResult(op, 0, region.ctx, outcome.returned, launch, out);
     if (returnedBytes === null && flags & FLAG_LOG_WRITES) checkCoverage(op, [{ core: 0, intervals: writes }], out, false);
+    split?.mark(S_AFTER);
     if (!writer) return undefined;
     const core = coreTrace(this.hostTrace!, 0, { core: 0, counters: readCounters(view, region.ctx), writes: returnedBytes ? [0, out.numel()] : writes, printf: printed });
     return { cores: [core], returnedBytes: returnedBytes ?? 0 };
@@ -295,7 +316,7 @@ export type Traced = Pick<LaunchTrace, "cores" | "returnedBytes">;
  * created (descriptors.ts); returns the bytes copied, or null when the kernel returned the output itself.
  */
 export function copyResult(op: Operator, core: number, ctx: number, returned: number, launch: LaunchDescriptors, out: Tensor): number | null {
-  if (returned === 0) return null;
+  if (returned === 0 || returned === launch.outputDesc) return null; // nothing, or the output itself (as returnedData finds)
   const region = regionAt(ctx)!;
   const site = { op: op.qualifiedName, core, kernel: op.kernel };
   const src = returnedData(hbm().view(), ctx, returned, launch, { start: region.heap, end: region.heap + region.heapBytes }, site);
@@ -322,6 +343,9 @@ export function writeLog(view: DataView, ctx: number): number[] {
 
 /** Fails if output elements were written by two cores or by none. */
 export function checkCoverage(op: Operator, writes: CoreWrites[], out: Tensor, multicore: boolean): void {
+  // One core that wrote the output in one run from its first element to its last (a tiny call, most single-core
+  // calls): nothing overlaps and nothing is missing.
+  if (writes.length === 1 && writes[0].intervals.length === 2 && writes[0].intervals[0] === 0 && writes[0].intervals[1] >= out.numel()) return;
   const f = checkCrossCore(writes, out.numel());
   const name = op.qualifiedName;
   if (f.overlaps.length) {
@@ -340,6 +364,7 @@ export function describeGaps(f: CrossCoreFindings, multicore: boolean): string {
 
 /** The cores' warnings, each text once: the same warning from several cores names them all, "(cores 0-7)". */
 function mergeCoreWarnings(reports: CoreReport[]): string[] {
+  if (reports.every((r) => r.warnings.length === 0)) return [];
   const groups = new Map<string, number[]>();
   for (const r of reports) {
     for (const w of r.warnings) {

@@ -3,6 +3,7 @@
 import { RegistryError } from "../checks/errors.js";
 import { loadedLibrary, loadedNamespaces } from "./loader.js";
 import type { Tensor } from "../device/tensor.js";
+import type { Library } from "./library.js";
 
 /** An operator: call it for the output; .async(...) returns a promise and leaves the event loop free. */
 export interface OpFunction<A extends unknown[] = unknown[]> {
@@ -21,6 +22,41 @@ export interface Ops extends Record<string, OpNamespace> {}
 function operator(lib: string, op: string): OpFunction {
   const call = (...args: unknown[]) => library(lib).call(op, args);
   return Object.assign(call, { async: (...args: unknown[]) => library(lib).callAsync(op, args) });
+}
+
+/**
+ * ops.<lib>.<op> as functions, made once per name: `ops.relu_tcm.relu_forward(x)` in a loop made a function and
+ * its .async each time. A function finds its library by name when called, so it calls whichever library is
+ * loaded under that name then (as it did when it was made per access).
+ */
+const operatorFunctions = new Map<string, Map<string, OpFunction>>();
+
+function operatorFunction(lib: string, op: string): OpFunction {
+  let byOp = operatorFunctions.get(lib);
+  if (!byOp) operatorFunctions.set(lib, byOp = new Map());
+  let fn = byOp.get(op);
+  if (!fn) byOp.set(op, fn = operator(lib, op));
+  return fn;
+}
+
+/** ops.<lib> of each loaded library, made once per library (a Proxy per `ops.<lib>` access showed in tiny calls). */
+const namespaces = new WeakMap<Library, OpNamespace>();
+
+function libraryNamespace(lib: string, namespace: Library): OpNamespace {
+  let proxy = namespaces.get(namespace);
+  if (proxy) return proxy;
+  proxy = new Proxy({} as OpNamespace, {
+    get(_t, op) {
+      if (typeof op !== "string") return undefined;
+      if (!namespace.ops.has(op)) throw new RegistryError("E_UNKNOWN_OP", `ops.${lib}.${op}: library ${lib} has no operator ${op}; it has ${[...namespace.ops.keys()].join(", ")}`);
+      return operatorFunction(lib, op);
+    },
+    has: (_t, op) => typeof op === "string" && namespace.ops.has(op),
+    ownKeys: () => [...namespace.ops.keys()],
+    getOwnPropertyDescriptor: (_t, op) => (typeof op === "string" && namespace.ops.has(op) ? { enumerable: true, configurable: true, value: operatorFunction(lib, op) } : undefined),
+  });
+  namespaces.set(namespace, proxy);
+  return proxy;
 }
 
 /** Operators other front ends register (nki.register), by library then operator: ops.<lib>.<op> finds them too. */
@@ -65,17 +101,7 @@ export const ops: Ops = new Proxy({} as Ops, {
     if (typeof lib !== "string") return undefined;
     const registered = foreign.get(lib);
     if (registered) return foreignNamespace(lib, registered);
-    const namespace = library(lib);
-    return new Proxy({} as OpNamespace, {
-      get(_t, op) {
-        if (typeof op !== "string") return undefined;
-        if (!namespace.ops.has(op)) throw new RegistryError("E_UNKNOWN_OP", `ops.${lib}.${op}: library ${lib} has no operator ${op}; it has ${[...namespace.ops.keys()].join(", ")}`);
-        return operator(lib, op);
-      },
-      has: (_t, op) => typeof op === "string" && namespace.ops.has(op),
-      ownKeys: () => [...namespace.ops.keys()],
-      getOwnPropertyDescriptor: (_t, op) => (typeof op === "string" && namespace.ops.has(op) ? { enumerable: true, configurable: true, value: operator(lib, op) } : undefined),
-    });
+    return libraryNamespace(lib, library(lib));
   },
   has: (_t, lib) => typeof lib === "string" && (loadedLibrary(lib) !== undefined || foreign.has(lib)),
   ownKeys: () => [...loadedNamespaces(), ...foreign.keys()],
