@@ -18,6 +18,7 @@ import { DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
 import { corePool } from "../cores/pool.js";
 import { buildProgress } from "./build-progress.js";
 import { buildSync, defaultBuildTimeoutMs } from "./compile-service.js";
+import type { BuildStage } from "../../build/build-stages.js";
 import { writeTypings } from "./typings.js";
 import { cflagConstants } from "../../build/cflags.js";
 import { inputsHash, readSources, treeHash } from "../../build/hash.js";
@@ -79,6 +80,15 @@ function runtimeIsCurrent(manifest: LibraryManifest, computeSrcs: string[]): boo
   return manifest.runtime !== undefined && manifest.runtime === current;
 }
 
+/** The last build custom_op.load ran in this process: its name, total milliseconds on the compiler thread, and stages. */
+export interface BuildTimes { name: string; millis: number; stages: BuildStage[] }
+let lastBuild: BuildTimes | null = null;
+
+/** Where the last build of this process went (build/build-stages.ts), or null: what `gpsimd <command> --verbose` prints. */
+export function lastBuildTimes(): BuildTimes | null {
+  return lastBuild;
+}
+
 /** Builds a library (unless lib<name>.wasm is up to date) and loads it; its operators appear under ops.<lib>. */
 function load(options: LoadOptions): Library {
   validateLoad(options);
@@ -112,6 +122,7 @@ function load(options: LoadOptions): Library {
       throw new BuildError("E_BUILD", `custom_op.load(${options.name}): the build failed:\n${answer.messages.join("\n")}`, { details: { messages: answer.messages } });
     }
     log(`built ${file} in ${answer.millis.toFixed(0)} ms`);
+    lastBuild = { name: options.name, millis: answer.millis, stages: answer.stages ?? [] };
     parts = decodeLibrary(readLibraryFile(file), file);
     if (parts.manifest.runtime) builtRuntimes.set(parts.manifest.sanitize, parts.manifest.runtime);
   }
