@@ -9,6 +9,7 @@ import { custom_op, BuildError, GpsimdError, type Library, type LoadTimeOptions 
 import { OP_LIBRARIES, PACKAGE_ROOT, loadOp, type OpLibraryName } from "../ops/index.js";
 import { folderLibraries, filesLibrary, SOURCE_FILE, type LibrarySpec, type SpecOverrides } from "./op-folder.js";
 import { CommandError, UsageError, EXIT, DEFAULT_OUT, listOption, runtimeOptions, type RuntimeChoices } from "./options.js";
+import { showBuildTimes } from "./build-times.js";
 
 /** A built (or found up to date) library. */
 export interface Built {
@@ -28,9 +29,10 @@ export function buildSpec(spec: LibrarySpec, outDir: string, force = false, devi
     const library = custom_op.load({
       name: spec.name, compute_srcs: spec.compute, shape_srcs: spec.shape, multicore: spec.multicore,
       extra_cflags: spec.cflags, build_directory: path.resolve(outDir), force, ...device,
-      // On a terminal: what is built, and progress while a build takes more than a second.
-      verbose: !!process.stderr.isTTY,
+      // On a terminal (or with --verbose): what is built, and progress while a build takes more than a second.
+      verbose: !!device.verbose || !!process.stderr.isTTY,
     });
+    if (device.verbose) showBuildTimes(spec.name);
     return { library, file, rebuilt: statSync(file).mtimeMs !== before, millis: performance.now() - t0 };
   } catch (e) {
     if (e instanceof BuildError) {
@@ -47,7 +49,7 @@ export interface Opened { library: Library; spec?: LibrarySpec; reference?: stri
 
 /** Opens the library an argument names (building a folder first). */
 export function openLibrary(ref: string, overrides: SpecOverrides = {}, outDir = DEFAULT_OUT, device: RuntimeChoices = {}): Opened {
-  const { sanitize, ...runtime } = device;
+  const { sanitize, verbose: _verbose, ...runtime } = device;
   const buildChoice = overrides.multicore ? "--multicore" : overrides.cflags?.length ? "--cflag" : null;
   const isFolder = existsSync(ref) && statSync(ref).isDirectory();
   if (buildChoice && !isFolder) throw new UsageError(`${buildChoice}: ${ref} is built with its own options; give an operator folder or source files to build with ${buildChoice}`);
@@ -69,7 +71,9 @@ export function openLibrary(ref: string, overrides: SpecOverrides = {}, outDir =
     try {
       const folder = path.join(PACKAGE_ROOT, "ops", path.dirname(OP_LIBRARIES[ref as OpLibraryName].compute[0]));
       const reference = path.join(folder, "reference.ts");
-      return { library: loadOp(ref as OpLibraryName, { ...device, verbose: !!process.stderr.isTTY } as LoadTimeOptions), reference: existsSync(reference) ? reference : undefined };
+      const library = loadOp(ref as OpLibraryName, { ...device, verbose: !!device.verbose || !!process.stderr.isTTY } as LoadTimeOptions);
+      if (device.verbose) showBuildTimes(ref);
+      return { library, reference: existsSync(reference) ? reference : undefined };
     } catch (e) {
       throw new CommandError(`gpsimd: ${ref}: ${(e as Error).message}`, EXIT.LOAD);
     }

@@ -99,6 +99,7 @@ export const RUNTIME_OPTIONS: Options = {
   cores: { type: "string" },
   threads: { type: "string" },
   "no-checks": { type: "boolean" },
+  verbose: { type: "boolean" },
 };
 
 /** Help lines for RUNTIME_OPTIONS. */
@@ -107,6 +108,9 @@ export const RUNTIME_HELP = `
   --cores N        logical cores of a multicore library, 1 to 64 (default 8, as on the device)
   --threads N      worker threads running the cores, 1 to 64 (default: CPUs, at most --cores)
   --no-checks      turn off bounds, TCM, stream and coherence checks (checks: false; faster)
+  --verbose        after a build, where its time went, stage by stage (compiler start, compiling the
+                   kernel and the shape function, device runtime, link, each post-link pass, optimiser,
+                   writing the library)
   --json           print one JSON verdict on stdout (docs/json.md), the usual output on stderr`;
 
 /** Help line of --save-repro (run and check). */
@@ -115,13 +119,14 @@ export const REPRO_HELP = `
                    expected verdict and output hashes`;
 
 /** What the runtime options ask of custom_op.load / load_library, validated. */
-export interface RuntimeChoices { sanitize?: boolean; cores?: number; threads?: number; checks?: boolean; }
+export interface RuntimeChoices { sanitize?: boolean; cores?: number; threads?: number; checks?: boolean; verbose?: boolean }
 
 /** The runtime options given on the command line (only those given). */
 export function runtimeOptions(values: Record<string, unknown>): RuntimeChoices {
   const out: RuntimeChoices = {};
   if (values.sanitize) out.sanitize = true;
   if (values["no-checks"]) out.checks = false;
+  if (values.verbose) out.verbose = true;
   for (const key of ["cores", "threads"] as const) {
     if (values[key] === undefined) continue;
     const n = intOption(values, key, 0, 1);

@@ -69,7 +69,7 @@ export async function instrumentKernel(kernel: Uint8Array, kernelMap: string | n
     // The default mode's checks of raw loads and stores (build/ownership-pass.ts), after the sanitizer's, which name first what they refuse.
     timeStage("post-link pass: ownership checks", () => instrumentOwnership(module, { isRuntime: () => false, checkStores: !options.sanitize, importFrom: ABI_MODULE, placeCalls: true, tagChecks: true }), DETAIL);
     const malloc = importedFunction(module, ABI_MODULE, "gpsimd_tcm_malloc");
-    if (malloc) timeStage("post-link pass: allocation sites", () => numberAllocationSites(module, { from: malloc, to: "gpsimd_tcm_malloc_at", import: { module: ABI_MODULE, base: "gpsimd_tcm_malloc_at" } }), DETAIL);
+    timeStage("post-link pass: allocation sites", () => { if (malloc) numberAllocationSites(module, { from: malloc, to: "gpsimd_tcm_malloc_at", import: { module: ABI_MODULE, base: "gpsimd_tcm_malloc_at" } }); }, DETAIL);
     atomicWaits = timeStage("post-link pass: stop polls", () => insertStopPolls(module, { stopWordFrom: ABI_MODULE }).atomicWaits, DETAIL);
     timeStage("post-link pass: stack checks", () => insertStackChecks(module, ABI_MODULE), DETAIL);
   });
