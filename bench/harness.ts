@@ -219,6 +219,10 @@ export async function runSuite(suite: Suite): Promise<void> {
         for (const [name, r] of Object.entries(f.ratios)) process.stdout.write(`    ${name.padEnd(28)} ${r.ratio.toFixed(2)}x (rounds ${r.low.toFixed(2)} .. ${r.high.toFixed(2)})\n`);
       }
     }
+    if (suite.finish) {
+      meta.findings = await suite.finish(meta);
+      for (const line of meta.findings) console.log(`  ${line}`);
+    }
     writeMeta(meta);
     const saved = readResults(suite.name);
     if (saved) writeFileSync(resultPath(suite.name, "html"), renderChart(saved));

@@ -87,6 +87,8 @@ export interface SuiteMeta {
   paired: Record<string, Paired>;
   /** By workload name: floors and kernels timed in interleaved rounds. */
   floors: Record<string, FloorRounds>;
+  /** What the suite's finish() printed (its targets and their explanation), when it has one. */
+  findings?: string[];
 }
 
 /** A time ratio over interleaved rounds: the median and range of the per-round ratios. */

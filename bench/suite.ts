@@ -2,6 +2,7 @@
 // the variants that compute it. Case names are "<workload>/<variant>", so a
 // figure can be found again in another run or on another machine.
 import type { Tensor } from "gpsimd";
+import type { SuiteMeta } from "./results.js";
 
 /** What one call of a variant gives back: a gpsimd tensor (disposed after each timed call) or plain values. */
 export type Output = Tensor | Float32Array;
@@ -75,4 +76,9 @@ export interface Suite {
   maxTime?: number;
   /** Loads libraries and makes inputs (registering them in scope to be freed). */
   setup(scope: Scope): Workload[] | Promise<Workload[]>;
+  /**
+   * After the harness's measurements, in the same run: the suite's own further measurements and lines (its targets,
+   * met or missed, with what explains a gap), printed and saved with the results as `findings`.
+   */
+  finish?(meta: SuiteMeta): string[] | Promise<string[]>;
 }

@@ -6,6 +6,7 @@ import { emptyKernel, shipped } from "../libraries.js";
 import { reluForward } from "../../ops/relu/reference.js";
 import { reluFloors } from "../floors/index.js";
 import { verifyOutput } from "../verify.js";
+import { launchTargets, type LaunchTargetsInput } from "./launch-targets.js";
 import type { Suite, Variant, Workload } from "../suite.js";
 
 /** Single calls timed for the latency percentiles. */
@@ -24,6 +25,7 @@ export const launchSuite: Suite = {
     "Default checks on, cross-core checks included: every core writes its own element(s) of an 8-element output.",
     "single-core runs on the calling thread (sync) or on a core thread (async); multicore-1core and multicore-8cores run on the core threads.",
     `Latency: ${LAUNCH_CALLS} single calls timed with performance.now(); median, p90, p99.`,
+    "Then the targets as measured (met, or by how much not), and the tiny call's host time by stage (host/library/call-stages.ts).",
   ],
   async setup(scope) {
     const input = scope.keep(zeros([8], kFloat));
@@ -40,8 +42,9 @@ export const launchSuite: Suite = {
       }),
     });
     // A tiny real call: what the runtime adds to a kernel whose own work is a few nanoseconds.
-    shipped("relu_tcm");
+    const relu = shipped("relu_tcm");
     const x = scope.keep(randn([256], { seed: 7 }));
+    targetsInput = { tiny: { library: relu, call: (t) => ops.relu_tcm.relu_forward(t), input: x } };
     const xs = x.data() as Float32Array, reference = reluForward(xs);
     const tiny: Workload = {
       name: "tiny-relu-256",
@@ -52,4 +55,8 @@ export const launchSuite: Suite = {
     };
     return [workload("sync"), workload("async"), tiny];
   },
+  finish: (meta) => launchTargets(meta, targetsInput!),
 };
+
+/** What finish() measures again (set by setup). */
+let targetsInput: LaunchTargetsInput | null = null;
