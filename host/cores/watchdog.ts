@@ -7,7 +7,6 @@
 import { threadOptions } from "./thread-options.js";
 import { Worker } from "node:worker_threads";
 import { hbm } from "../device/hbm.js";
-import { epochNow } from "./protocol.js";
 import { W_WAKE, W_PUBLISHED, F_SLEEP_UNTIL, SLOTS_AT, SLOT_BYTES, SLOT_HOST, WATCH_BYTES, type WatchdogInit } from "./watch-block.js";
 
 export { SLOT_HOST, SLOT_POOL } from "./watch-block.js";
@@ -65,6 +64,8 @@ export function watchdog(): Watchdog {
 }
 
 let hostToken = 0;
+/** This thread's performance.timeOrigin (a constant; its getter showed in every single-core call). */
+const ORIGIN = performance.timeOrigin;
 
 /** Runs fn (a single-core kernel of operator op on the calling thread, core block at ctx) under the watchdog; fn gets the run's stop token. */
 export function watchHostRun<T>(op: string, ctx: number, timeoutMs: number, fn: (token: number) => T): T {
@@ -73,7 +74,7 @@ export function watchHostRun<T>(op: string, ctx: number, timeoutMs: number, fn: 
   // Through the allocator's cached view, which reaches every core region (memory.buffer per call cost ~0.1 us).
   Atomics.store(hbm().words(), stopWord >>> 2, 0); // an address may lie above 2 GiB
   const dog = watchdog();
-  dog.arm(SLOT_HOST, hostToken, epochNow() + timeoutMs, [stopWord]);
+  dog.arm(SLOT_HOST, hostToken, ORIGIN + performance.now() + timeoutMs, [stopWord]); // epochNow(), its getter read once
   try {
     return fn(hostToken);
   } catch (e) {

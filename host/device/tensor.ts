@@ -23,7 +23,13 @@ const LIMITS_TEXT = `tensors passed to or returned from an operator have at most
  * marks the tensor disposed at once (new calls reject it) but frees the memory only when the last
  * such call ends, so a running kernel never reads memory that a new allocation reuses.
  */
-interface Storage { addr: number; disposed: boolean; pins: number; released: boolean; registered: boolean; }
+interface Storage {
+  addr: number; disposed: boolean; pins: number; released: boolean;
+  /** Registered with the finalizer. */
+  registered: boolean;
+  /** Its tensor's place in `unregistered` while it waits for registration; -1 otherwise. */
+  pending: number;
+}
 
 const finalizer = new FinalizationRegistry<Storage>((s) => {
   if (!s.disposed) { s.disposed = true; release(s); }
@@ -36,19 +42,32 @@ const finalizer = new FinalizationRegistry<Storage>((s) => {
  * holds the rest until the turn ends (or it grows long), so none is collected before it is registered: a tensor
  * nobody disposes is still freed once it is garbage collected, as before.
  */
-const unregistered: Tensor[] = [];
-/** Flushed past this many, so that a long synchronous loop keeps only so many tensors alive for the list. */
 const UNREGISTERED_LIMIT = 1024;
+/** Flushed when full, so that a long synchronous loop keeps only so many tensors alive for it; dispose() empties a place. */
+const unregistered = new Array<Tensor | null>(UNREGISTERED_LIMIT).fill(null);
+let unregisteredCount = 0;
 
-function noteUnregistered(t: Tensor): void {
-  if (unregistered.length === 0) queueMicrotask(registerSurvivors);
-  unregistered.push(t);
-  if (unregistered.length >= UNREGISTERED_LIMIT) registerSurvivors();
+function noteUnregistered(t: Tensor, s: Storage): void {
+  if (unregisteredCount === 0) queueMicrotask(registerSurvivors);
+  s.pending = unregisteredCount;
+  unregistered[unregisteredCount++] = t;
+  if (unregisteredCount === UNREGISTERED_LIMIT) registerSurvivors();
+}
+
+/** dispose(): the tensor leaves the list (it will never need the finalizer). */
+function forgetUnregistered(s: Storage): void {
+  unregistered[s.pending] = null;
+  s.pending = -1;
 }
 
 function registerSurvivors(): void {
-  for (const t of unregistered) registerOf(t);
-  unregistered.length = 0;
+  for (let i = 0; i < unregisteredCount; i++) {
+    const t = unregistered[i];
+    if (t === null) continue;
+    unregistered[i] = null;
+    registerOf(t);
+  }
+  unregisteredCount = 0;
 }
 
 /** Tensor's private fields for this module's helpers (set in its static block). */
@@ -127,7 +146,7 @@ export class Tensor {
   static {
     registerOf = (t) => {
       const s = t.storage!;
-      if (s.disposed || s.registered) return;
+      s.pending = -1;
       finalizer.register(t, s, s);
       s.registered = true;
     };
@@ -149,8 +168,8 @@ export class Tensor {
     } else if (meta) {
       this.storage = null;
     } else {
-      this.storage = { addr: hbm().alloc(this.count * dtypeInfo(dtype).bytes), disposed: false, pins: 0, released: false, registered: false };
-      noteUnregistered(this);
+      this.storage = { addr: hbm().alloc(this.count * dtypeInfo(dtype).bytes), disposed: false, pins: 0, released: false, registered: false, pending: -1 };
+      noteUnregistered(this, this.storage);
     }
   }
 
@@ -257,7 +276,8 @@ export class Tensor {
   dispose(): void {
     if (this.storage === null || this.storage.disposed) return;
     this.storage.disposed = true;
-    if (this.storage.registered) finalizer.unregister(this.storage);
+    if (this.storage.pending >= 0) forgetUnregistered(this.storage);
+    else if (this.storage.registered) finalizer.unregister(this.storage);
     release(this.storage);
   }
 
@@ -282,6 +302,6 @@ export class Tensor {
 export function borrowedTensor(addr: number, sizes: readonly number[], dtype: DType): Tensor {
   const t = new Tensor(sizes, dtype, true);
   // A meta tensor has no storage; give it the owner's address, marked released so this thread never frees it.
-  (t as unknown as { storage: Storage }).storage = { addr, disposed: false, pins: 0, released: true, registered: false };
+  (t as unknown as { storage: Storage }).storage = { addr, disposed: false, pins: 0, released: true, registered: false, pending: -1 };
   return t;
 }
