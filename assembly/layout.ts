@@ -75,6 +75,10 @@ export const FLAG_WATCH: i32 = 256;        // report every logged output access 
 export const TCM_POOL_BYTES: i32 = 16384;  // the budget of one core, as on the device
 export const TCM_ARENA_BYTES: i32 = 32768; // room for the budget plus guard bytes and alignment
 export const TCM_SHADOW_DELTA: i32 = 32768; // the written-map of TCM byte p is the byte p + TCM_SHADOW_DELTA (just past the arena): 1 = written since tcm_malloc
+export const TCM_SUMMARY_DELTA: i32 = 65536; // after the written-map: one byte per TCM_SUMMARY_GRANULE TCM bytes, 1 = all of them written (copies into TCM set it)
+export const TCM_SUMMARY_GRANULE: i32 = 64;  // TCM bytes per summary byte (blocks start on such granules, so none is shared)
+export const TCM_DIRTY_END: i32 = 66048;     // u32 after the summary (TCM_SUMMARY_DELTA + 512): the written-map and summary are all 0 past this TCM offset
+export const TCM_CHECK_MAPS_BYTES: i32 = 33792; // the written-map, summary and dirty end that follow the arena (32768 + 1024)
 export const TCM_ALIGN: i32 = 16;
 export const TCM_GUARD_BYTES: i32 = 16;
 export const TCM_GUARD_BYTE: u8 = 0xFD;

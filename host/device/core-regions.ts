@@ -8,7 +8,7 @@ import { hbm, PAGE_BYTES } from "./hbm.js";
 import { OptionError } from "../checks/errors.js";
 import { heapWrittenMapBytes } from "./heap-written-map.js";
 import { zeroer } from "./memory-fill.js";
-import { CTX_HEADER_BYTES, CTX_HEAP_BASE, CTX_HEAP_END, CTX_HEAP_PEAK, CTX_TCM_BASE, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_STOP, CTX_LAUNCH, TCM_ARENA_BYTES, TCM_SHADOW_DELTA } from "./layout.js";
+import { CTX_HEADER_BYTES, CTX_HEAP_BASE, CTX_HEAP_END, CTX_HEAP_PEAK, CTX_TCM_BASE, CTX_PRINTF_BASE, CTX_PRINTF_SIZE, CTX_STOP, CTX_LAUNCH, TCM_CHECK_MAPS_BYTES, TCM_SHADOW_DELTA } from "./layout.js";
 
 /** Default kernel heap per core: scratch for tensors and arrays a kernel makes. */
 export const DEFAULT_HEAP_BYTES = 4 << 20;
@@ -69,8 +69,9 @@ export function coreRegion(id: number, heapBytes: number, printfBytes = printfQu
     return have;
   }
   if (have) { hbm().release(have.block); byContext.delete(have.ctx); }
-  // The TCM arena's written-map (one byte per TCM byte, assembly/ownership.ts) follows the arena, at TCM_SHADOW_DELTA.
-  const tcmAndShadow = TCM_SHADOW_DELTA + TCM_ARENA_BYTES;
+  // The TCM arena's written-map (one byte per TCM byte, assembly/ownership.ts) follows the arena, at TCM_SHADOW_DELTA,
+  // then its summary (a byte per 64 TCM bytes) and the offset past which both are clear.
+  const tcmAndShadow = TCM_SHADOW_DELTA + TCM_CHECK_MAPS_BYTES;
   // Sanitize mode's written-map of the heap follows the heap (heap-written-map.ts).
   const heapOffset = TCM_OFFSET + tcmAndShadow + printfBytes;
   const mapBytes = heapWrittenMapBytes(heapOffset + heapBytes, heapBytes);
