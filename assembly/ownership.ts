@@ -1,18 +1,31 @@
 // What the default mode checks of a kernel's raw loads and stores (the build's
-// ownership pass, build/ownership-pass.ts, puts the fast tests inline into the
-// kernel's own functions and calls the functions below only when they fail):
+// ownership pass, build/ownership-pass.ts, gives each access a check window
+// kept in the kernel function's locals and calls gpsimd_own_window below only
+// when an access falls outside its window):
 // - a load from this core's TCM arena reads only bytes written since their
-//   block was handed out (by a copy into TCM or a kernel store): the arena's
-//   written-map, one byte per TCM byte at TCM_SHADOW_DELTA past it, says which
-//   (guard bytes and free TCM are never written, so a read past a block's end
-//   fails too);
-// - a store lands in memory the call owns: this core's private region (TCM,
-//   written-map, printf ring, kernel heap with a C++ kernel's stack), the
-//   library's static data, or the call's output (every argument is an input, and
-//   the tensors a kernel makes live on its heap).
-// The fast tests compare against the globals below, set at every launch: with
-// checks off they accept everything, so an unchecked launch pays a compare.
-import { CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, TD_DATA, TD_DTYPE, TD_NUMEL, TD_FLAGS, TDF_READ_ONLY, TCM_ARENA_BYTES, TCM_SHADOW_DELTA, CTX_PRINTF_ARGS, PF_MAX_ARGS } from "./layout";
+//   block was handed out (by a copy into TCM or a kernel store). Two maps say
+//   which: the written-map, one byte per TCM byte at TCM_SHADOW_DELTA past it
+//   (kernel stores and the partial edges of copies set it), and its summary,
+//   one byte per 64-byte granule at TCM_SUMMARY_DELTA (a copy into TCM sets the
+//   granules it covers whole, so a 4 KB copy marks 64 bytes, not 4096). A byte
+//   is written when either says so. Guard bytes and free TCM are never written,
+//   so a read past a block's end fails too;
+// - a store lands in memory the call owns: in the TCM arena, a live block (its
+//   guard bytes included: overwriting them is E_TCM_GUARD when the block is
+//   freed, as before), else this core's private region past the maps (printf
+//   ring, kernel heap with a C++ kernel's stack), the library's static data, or
+//   the call's output (every argument is an input, and the tensors a kernel
+//   makes live on its heap).
+// A window is what the slow path found around the access it checked: for a TCM
+// load, the run of written bytes around it; for a load elsewhere, all memory
+// outside the arena (loads outside TCM are sanitize's to check); for a store,
+// the block or range that accepted it. With checks off every window is all of
+// memory and nothing is marked.
+import {
+  CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, TD_DATA, TD_DTYPE, TD_NUMEL, TD_FLAGS, TDF_READ_ONLY, TCM_ARENA_BYTES, TCM_SHADOW_DELTA, CTX_PRINTF_ARGS,
+  PF_MAX_ARGS, TCM_SUMMARY_DELTA, TCM_SUMMARY_GRANULE, TCM_DIRTY_END, CTX_TCM_NBLOCKS, CTX_TCM_TABLE, MAX_TCM_BLOCKS, TCMB_BYTES, TCMB_PTR,
+  TCMB_SIZE, TCM_GUARD_BYTES, TCM_ALIGN, TCM_CHECK_MAPS_BYTES,
+} from "./layout";
 import { E_TCM_UNWRITTEN_READ, E_FOREIGN_STORE } from "./errors";
 import { CTX, checks_on, fail } from "./core";
 import { element_size } from "./dtype";
@@ -22,19 +35,18 @@ import { element_size } from "./dtype";
 @external("gpsimd", "static_data")
 declare function host_static_data(which: i32): u32;
 
-/** TCM arena of the running core; loads at (addr - lo) u< span are checked against the written-map (span 0: checks off). */
+/** TCM arena of the running core; kernel stores at (addr - lo) u< span mark the written-map (span 0: checks off). */
 export let gpsimd_own_tcm_lo: usize = 0;
 export let gpsimd_own_tcm_span: usize = 0;
-/** The core's private region [TCM arena, heap end), less 15 bytes so that a 16-byte store that passes ends inside it. */
-export let gpsimd_own_lo: usize = 0;
-export let gpsimd_own_span: usize = <usize>-1;
-/** The library's static data (same rule). */
+/** The library's static data (its base, and its bytes less 15, which the host reads back: host/cores/kernel-instance.ts). */
 export let gpsimd_own_static_lo: usize = 0;
 export let gpsimd_own_static_span: usize = 0;
 let static_bytes: usize = 0;
-/** The tensor the last store outside both went to (same rule): kernels store through the same pointer again. */
-export let gpsimd_own_hit_lo: usize = 0;
-export let gpsimd_own_hit_span: usize = 0;
+/** The window gpsimd_own_window found: [lo, lo + len) holds the access it checked; the caller copies it into its locals. */
+export let gpsimd_own_win_lo: usize = 0;
+export let gpsimd_own_win_len: usize = 0;
+/** 1 when the window is a TCM block: a store in it marks the written-map (the caller keeps it with the window). */
+export let gpsimd_own_win_mark: u32 = 0;
 
 /**
  * What a failed check reports: address, bytes, first bad byte. Kept in globals the host reads (host/cores/
@@ -52,83 +64,225 @@ function report(code: i32, addr: usize, bytes: usize, bad: usize): void {
   fail(code, -3, 0, 0, 0);
 }
 
-/** A fast-test span for a range of `bytes`: accepts a store of up to 16 bytes only when it ends inside. */
+/** Sets the window the caller takes. */
 // @ts-ignore: decorator
-@inline function fast_span(bytes: usize): usize { return bytes >= 16 ? bytes - 15 : 0; }
+@inline function window(lo: usize, len: usize, mark: u32 = 0): void { gpsimd_own_win_lo = lo; gpsimd_own_win_len = len; gpsimd_own_win_mark = mark; }
 
-/** Sets the fast tests for a launch on the core whose context block is ctx (after set_core), with every TCM byte unwritten. */
+// @ts-ignore: decorator
+@inline function arena_end(): usize { return gpsimd_own_tcm_lo + <usize>TCM_ARENA_BYTES; }
+/** The summary byte of the granule holding TCM byte p. */
+// @ts-ignore: decorator
+@inline function summary_of(p: usize): usize {
+  const lo = gpsimd_own_tcm_lo;
+  return lo + <usize>TCM_SUMMARY_DELTA + (p - lo) / <usize>TCM_SUMMARY_GRANULE;
+}
+/** True when TCM byte p was written (the summary says so for its whole granule, or the written-map for the byte). */
+// @ts-ignore: decorator
+@inline function written(p: usize): bool {
+  return load<u8>(p + <usize>TCM_SHADOW_DELTA) != 0 || load<u8>(summary_of(p)) != 0;
+}
+/** True when p is the first byte of a summary granule. */
+// @ts-ignore: decorator
+@inline function granule_start(p: usize): bool { return ((p - gpsimd_own_tcm_lo) & <usize>(TCM_SUMMARY_GRANULE - 1)) == 0; }
+
+/**
+ * Sets the checks up for a launch on the core whose context block is ctx (after set_core), with every TCM byte
+ * unwritten: the maps are cleared up to the end the last launch on this core may have marked (TCM_DIRTY_END), not
+ * all 32 KB (the stores of every launch stay inside the blocks it handed out; tcm_alloc moves that end).
+ */
 export function own_enter(ctx: usize): void {
   const tcm = <usize>load<u32>(ctx, CTX_TCM_BASE);
   gpsimd_own_tcm_lo = tcm;
-  gpsimd_own_hit_lo = 0;
-  gpsimd_own_hit_span = 0;
+  generation++;
+  const dirty = min<usize>(<usize>load<u32>(tcm, TCM_DIRTY_END), <usize>TCM_ARENA_BYTES);
+  if (dirty != 0) {
+    memory.fill(tcm + <usize>TCM_SHADOW_DELTA, 0, dirty);
+    memory.fill(tcm + <usize>TCM_SUMMARY_DELTA, 0, (dirty + <usize>(TCM_SUMMARY_GRANULE - 1)) / <usize>TCM_SUMMARY_GRANULE);
+    store<u32>(tcm, 0, TCM_DIRTY_END);
+  }
   if (!checks_on()) {
     gpsimd_own_tcm_span = 0;
-    gpsimd_own_lo = 0;
-    gpsimd_own_span = <usize>-1;
     return;
   }
   gpsimd_own_tcm_span = <usize>TCM_ARENA_BYTES;
-  gpsimd_own_lo = tcm;
-  gpsimd_own_span = fast_span(<usize>load<u32>(ctx, CTX_HEAP_END) - tcm);
   gpsimd_own_static_lo = <usize>host_static_data(0);
   static_bytes = <usize>host_static_data(1);
-  gpsimd_own_static_span = fast_span(static_bytes);
-  memory.fill(tcm + <usize>TCM_SHADOW_DELTA, 0, <usize>TCM_ARENA_BYTES);
+  gpsimd_own_static_span = static_bytes >= 16 ? static_bytes - 15 : 0;
 }
 
-/** Marks the TCM bytes of [p, p + n) written (or unwritten): a copy into TCM, tcm_malloc and tcm_free. Bytes outside the arena are left. */
-export function own_mark(p: usize, n: usize, written: bool): void {
+/** Notes that the maps may be marked up to TCM byte end (a block handed out up to there): own_enter clears that far. */
+export function own_dirty_to(end: usize): void {
+  const lo = gpsimd_own_tcm_lo;
+  const offset = min<usize>(end - lo, <usize>TCM_ARENA_BYTES);
+  if (offset > <usize>load<u32>(lo, TCM_DIRTY_END)) store<u32>(lo, <u32>offset, TCM_DIRTY_END);
+}
+
+/**
+ * Marks the TCM bytes of [p, p + n) written (a copy into TCM, a kernel's memory.fill) or unwritten (tcm_malloc and
+ * tcm_free, over a block's footprint). Written: the granules it covers whole go into the summary, the edges into the
+ * written-map. Unwritten: both maps are cleared over it, and a granule it covers only in part keeps its other bytes'
+ * state in the written-map. Bytes outside the arena are left.
+ */
+export function own_mark(p: usize, n: usize, written_: bool): void {
   const lo = gpsimd_own_tcm_lo;
   const from = max<usize>(p, lo);
-  const to = min<usize>(p + n, lo + <usize>TCM_ARENA_BYTES);
-  if (from < to) memory.fill(from + <usize>TCM_SHADOW_DELTA, written ? 1 : 0, to - from);
+  const to = min<usize>(p + n, arena_end());
+  if (from >= to) return;
+  const G = <usize>TCM_SUMMARY_GRANULE;
+  const first = lo + ((from - lo + G - 1) & ~(G - 1)); // the first granule start at or after from
+  const last = lo + ((to - lo) & ~(G - 1));           // the last granule start at or before to
+  if (written_) {
+    if (first < last) {
+      memory.fill(from + <usize>TCM_SHADOW_DELTA, 1, first - from);
+      memory.fill(summary_of(first), 1, (last - first) / G);
+      memory.fill(last + <usize>TCM_SHADOW_DELTA, 1, to - last);
+    } else {
+      memory.fill(from + <usize>TCM_SHADOW_DELTA, 1, to - from);
+    }
+    return;
+  }
+  generation++;
+  // A granule cut by either end keeps what the summary said of its bytes outside [from, to).
+  const head = from - ((from - lo) & (G - 1));
+  if (head < from && load<u8>(summary_of(head)) != 0) memory.fill(head + <usize>TCM_SHADOW_DELTA, 1, from - head);
+  const tail = min<usize>(lo + ((to - lo + G - 1) & ~(G - 1)), arena_end());
+  if (to < tail && load<u8>(summary_of(to)) != 0) memory.fill(to + <usize>TCM_SHADOW_DELTA, 1, tail - to);
+  memory.fill(from + <usize>TCM_SHADOW_DELTA, 0, to - from);
+  memory.fill(summary_of(head), 0, (tail - head) / G);
 }
 
-/** True when [addr, end) lies in the data of descriptor desc and the call may write it; then it becomes the cached range. */
+/** True when [addr, end) lies in the data of descriptor desc and the call may write it; then it is the window. */
 function owned_tensor(desc: usize, addr: usize, end: usize): bool {
   if (load<i32>(desc, TD_FLAGS) & TDF_READ_ONLY) return false;
   const data = <usize>load<u32>(desc, TD_DATA);
   const size = <usize>(load<i64>(desc, TD_NUMEL) * <i64>element_size(load<i32>(desc, TD_DTYPE)));
   if (addr < data || end > data + size || end < addr) return false;
-  gpsimd_own_hit_lo = data;
-  gpsimd_own_hit_span = fast_span(size);
+  window(data, size);
   return true;
 }
 
+// The last windows the slow path found, for the kernel's next call of a function, whose windows start empty: kernels
+// call their inner function once per chunk with the same buffers. A found window stays true until a byte of it
+// becomes unwritten or its block is freed: own_mark(false) and own_enter begin a new generation, which drops them.
+let generation: u32 = 1;
+let load_lo0: usize = 0, load_len0: usize = 0, load_gen0: u32 = 0;
+let load_lo1: usize = 0, load_len1: usize = 0, load_gen1: u32 = 0;
+let store_lo0: usize = 0, store_len0: usize = 0, store_gen0: u32 = 0;
+let load_next: i32 = 0;
+
+/** True (and the window set) when a window of this generation [lo, lo + len) holds [addr, addr + bytes). */
+// @ts-ignore: decorator
+@inline function cached(lo: usize, len: usize, gen: u32, addr: usize, bytes: usize, mark: u32): bool {
+  if (gen != generation || addr - lo >= len || len - (addr - lo) < bytes) return false;
+  window(lo, len, mark);
+  return true;
+}
+
+/** How far a load window reaches from the access it was found for, each way: bounds the scan of the maps. */
+const WINDOW_REACH: usize = 4096;
+
+// The runs of written bytes are found granule by granule where the summary says a granule is written whole (16 of
+// them, 1 KB of TCM, per v128 test of the summary when aligned), and 16 written-map bytes at a time elsewhere.
+
+/** The first TCM byte of the run of written bytes that ends at p (exclusive), scanning back no further than stop. */
+function run_start(p: usize, stop: usize): usize {
+  const lo = gpsimd_own_tcm_lo, G = <usize>TCM_SUMMARY_GRANULE;
+  while (p > stop) {
+    if (granule_start(p) && p - 16 * G >= stop && i8x16.all_true(v128.load(summary_of(p - 16 * G)))) { p -= 16 * G; continue; }
+    const granule = lo + ((p - 1 - lo) & ~(G - 1)); // the granule of byte p - 1
+    if (load<u8>(summary_of(granule)) != 0) { p = max<usize>(granule, stop); continue; }
+    if (p - 16 >= stop && i8x16.all_true(v128.load(p - 16 + <usize>TCM_SHADOW_DELTA))) { p -= 16; continue; }
+    if (load<u8>(p - 1 + <usize>TCM_SHADOW_DELTA) == 0) break;
+    p--;
+  }
+  return p;
+}
+
+/** The end (exclusive) of the run of written bytes that starts at p, scanning no further than stop. */
+function run_end(p: usize, stop: usize): usize {
+  const lo = gpsimd_own_tcm_lo, G = <usize>TCM_SUMMARY_GRANULE;
+  while (p < stop) {
+    if (granule_start(p) && p + 16 * G <= stop && i8x16.all_true(v128.load(summary_of(p)))) { p += 16 * G; continue; }
+    const granule = lo + ((p - lo) & ~(G - 1));
+    if (load<u8>(summary_of(granule)) != 0) { p = min<usize>(granule + G, stop); continue; }
+    if (p + 16 <= stop && i8x16.all_true(v128.load(p + <usize>TCM_SHADOW_DELTA))) { p += 16; continue; }
+    if (load<u8>(p + <usize>TCM_SHADOW_DELTA) == 0) break;
+    p++;
+  }
+  return p;
+}
+
+/** Fails at the first unwritten TCM byte of [from, to), reporting the access [addr, addr + bytes) (the error path). */
+function report_unwritten(addr: usize, bytes: usize, from: usize, to: usize): void {
+  for (let p = from; p < to; p++) if (!written(p)) report(E_TCM_UNWRITTEN_READ, addr, bytes, p);
+}
+
+/** The live TCM block whose footprint (bytes, guard bytes, rounding) holds [addr, end): its window, or false. */
+function store_block(addr: usize, end: usize): bool {
+  const n = min<i32>(load<i32>(CTX, CTX_TCM_NBLOCKS), MAX_TCM_BLOCKS);
+  for (let i = 0; i < n; i++) {
+    const e = CTX + <usize>CTX_TCM_TABLE + <usize>(i * TCMB_BYTES);
+    const start = <usize>load<u32>(e, TCMB_PTR);
+    const footprint = (<usize>load<u32>(e, TCMB_SIZE) + <usize>(TCM_GUARD_BYTES + TCM_ALIGN - 1)) & ~<usize>(TCM_ALIGN - 1);
+    if (addr >= start && end <= start + footprint && end >= addr) { window(start, footprint, 1); return true; }
+  }
+  return false;
+}
+
 /**
- * The slow path of both inline tests, one function so that it is too large for the optimiser to inline into the
- * kernel (inlined, its report would lose the access's source place): a load (store = false) of [addr, addr + bytes)
- * whose written-map test failed fails at its first unwritten TCM byte (one that only straddles the arena passes); a
- * store outside the fast tests' ranges passes if the call owns it, else fails naming it.
+ * The slow path of the inline checks, one function so that it is too large for the optimiser to inline into the
+ * kernel (inlined, its report would lose the access's source place): checks a load (store = false) or store of
+ * [addr, addr + bytes) exactly, fails naming it, or sets the window (gpsimd_own_win_*) around it. A load fails at its
+ * first unwritten TCM byte; a store fails outside what the call owns (in TCM: outside every live block).
  */
-export function gpsimd_own_miss(addr: usize, bytes: usize, store: bool): void {
+export function gpsimd_own_window(addr: usize, bytes: usize, store: bool): void {
+  if (!checks_on()) { window(0, <usize>-1); return; }
+  const lo = gpsimd_own_tcm_lo, hi = arena_end();
+  const end = addr + bytes;
   if (!store) {
-    const lo = gpsimd_own_tcm_lo, span = gpsimd_own_tcm_span;
-    for (let p = addr; p < addr + bytes; p++) {
-      if (p - lo < span && load<u8>(p + <usize>TCM_SHADOW_DELTA) == 0) report(E_TCM_UNWRITTEN_READ, addr, bytes, p);
+    if (end <= lo && end >= addr) { window(0, lo); return; }
+    if (addr >= hi) { window(hi, 0 - hi); return; }
+    if (addr < lo || end > hi || end < addr) { // straddles the arena's edge
+      report_unwritten(addr, bytes, max<usize>(addr, lo), min<usize>(end, hi));
+      window(addr, bytes);
+      return;
     }
+    if (cached(load_lo0, load_len0, load_gen0, addr, bytes, 0) || cached(load_lo1, load_len1, load_gen1, addr, bytes, 0)) return;
+    const last = run_end(addr, min<usize>(hi, addr + WINDOW_REACH));
+    if (last < end) report_unwritten(addr, bytes, addr, end);
+    const first = run_start(addr, addr >= lo + WINDOW_REACH ? addr - WINDOW_REACH : lo);
+    window(first, last - first);
+    if (load_next == 0) { load_lo0 = first; load_len0 = last - first; load_gen0 = generation; }
+    else { load_lo1 = first; load_len1 = last - first; load_gen1 = generation; }
+    load_next ^= 1;
     return;
   }
-  if (!checks_on()) return;
-  const end = addr + bytes;
   if (end >= addr) {
-    if (addr >= gpsimd_own_lo && end <= <usize>load<u32>(CTX, CTX_HEAP_END)) { own_mark(addr, bytes, true); return; }
-    // printf's argument records, which a C++ kernel's printf writes (include/gpsimd/abi.h's gpsimd_printf_args).
-    const args = CTX + <usize>CTX_PRINTF_ARGS;
-    if (addr >= args && end <= args + <usize>(PF_MAX_ARGS * 16)) return;
-    const statics = gpsimd_own_static_lo;
-    if (addr >= statics && end <= statics + static_bytes) return;
-    // Every argument is an input (host/cores/descriptors.ts); the slots of scalar arguments hold stale descriptors.
-    const dst = <usize>load<u32>(CTX, CTX_DST);
-    if (dst != 0 && owned_tensor(dst, addr, end)) return;
+    if (end > lo && addr < hi) {
+      if (cached(store_lo0, store_len0, store_gen0, addr, bytes, 1)) return;
+      if (store_block(addr, end)) { store_lo0 = gpsimd_own_win_lo; store_len0 = gpsimd_own_win_len; store_gen0 = generation; return; }
+    } else {
+      // The rest of the private region, less the maps after the arena (only the runtime writes those).
+      const rest = lo + <usize>(TCM_SHADOW_DELTA + TCM_CHECK_MAPS_BYTES), heap_end = <usize>load<u32>(CTX, CTX_HEAP_END);
+      if (addr >= rest && end <= heap_end) { window(rest, heap_end - rest); return; }
+      // printf's argument records, which a C++ kernel's printf writes (include/gpsimd/abi.h's gpsimd_printf_args).
+      const args = CTX + <usize>CTX_PRINTF_ARGS;
+      if (addr >= args && end <= args + <usize>(PF_MAX_ARGS * 16)) { window(args, <usize>(PF_MAX_ARGS * 16)); return; }
+      const statics = gpsimd_own_static_lo;
+      if (addr >= statics && end <= statics + static_bytes) { window(statics, static_bytes); return; }
+      // Every argument is an input (host/cores/descriptors.ts); the slots of scalar arguments hold stale descriptors.
+      const dst = <usize>load<u32>(CTX, CTX_DST);
+      if (dst != 0 && owned_tensor(dst, addr, end)) return;
+    }
   }
   report(E_FOREIGN_STORE, addr, bytes, 0);
 }
 
 /** A kernel store of [addr, addr + bytes) (memory.fill, memory.init): checked as above, and marked written where it is TCM. */
 export function gpsimd_own_store(addr: usize, bytes: usize): void {
-  if (bytes != 0) gpsimd_own_miss(addr, bytes, true);
+  if (bytes == 0 || !checks_on()) return;
+  gpsimd_own_window(addr, bytes, true);
+  own_mark(addr, bytes, true);
 }
 
 /** A read of [src, src + bytes) in one go: fails at its first TCM byte nothing wrote. */
@@ -136,16 +290,7 @@ export function own_read_range(src: usize, bytes: usize): void {
   const lo = gpsimd_own_tcm_lo, span = gpsimd_own_tcm_span;
   if (bytes == 0 || span == 0 || src >= lo + span || src + bytes <= lo) return;
   const from = max<usize>(src, lo), to = min<usize>(src + bytes, lo + span);
-  let p = from;
-  // 16 written-map bytes at a time (the map lies inside the core's region, so a load past `to` stays in it), then
-  // byte by byte from the first group with an unwritten byte.
-  while (p + 64 <= to) {
-    const m = p + <usize>TCM_SHADOW_DELTA;
-    if (!i8x16.all_true(v128.and(v128.and(v128.load(m), v128.load(m, 16)), v128.and(v128.load(m, 32), v128.load(m, 48))))) break;
-    p += 64;
-  }
-  while (p + 16 <= to && i8x16.all_true(v128.load(p + <usize>TCM_SHADOW_DELTA))) p += 16;
-  for (; p < to; p++) if (load<u8>(p + <usize>TCM_SHADOW_DELTA) == 0) report(E_TCM_UNWRITTEN_READ, src, bytes, p);
+  if (run_end(from, to) < to) report_unwritten(src, bytes, from, to);
 }
 
 /**

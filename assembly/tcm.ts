@@ -17,7 +17,7 @@ import { CTX, FLAGS, checks_on, is_multicore, fail, slot_of } from "./core";
 import { check_element_type, is_floating } from "./dtype";
 import { log_output_write, log_output_read } from "./writelog";
 import { trace } from "./trace";
-import { own_mark } from "./ownership";
+import { own_mark, own_dirty_to } from "./ownership";
 
 /** Slot value for reports that concern no tensor. */
 const NO_TENSOR: i32 = -3;
@@ -77,7 +77,10 @@ export function tcm_alloc(nbytes: usize, kind: i32, site: i32 = 0): usize {
       set_clean(at, at + nbytes, false);
     }
     memory.fill(at + nbytes, TCM_GUARD_BYTE, footprint(nbytes) - nbytes);
-    own_mark(at, footprint(nbytes), false); // a new block holds nothing the kernel wrote
+    // A new block holds nothing the kernel wrote: its maps are clear already (tcm_free clears a block's, a launch
+    // clears what the last one marked, and only stores into live blocks and copies into them mark), so only the end
+    // the next launch must clear moves.
+    own_dirty_to(at + footprint(nbytes));
   }
   trace(TRACE_TCM_MALLOC, kind, <f64>nbytes, <f64>at);
   return at;

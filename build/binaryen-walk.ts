@@ -24,6 +24,11 @@ const CHILDREN = new Map<number, string[]>(([
   ["DataDrop", []], ["RefNull", []], ["RefFunc", []], ["Pop", []], ["Rethrow", []], ["TableSize", []],
 ] as [string, string[]][]).map(([kind, fields]) => [ids[`${kind}Id`], fields]));
 
+/** The fields of an expression kind that hold child expressions (undefined for a kind the walk does not know). */
+export function childFields(id: number): readonly string[] | undefined {
+  return CHILDREN.get(id);
+}
+
 /**
  * Calls visit(expr, id, info) for every expression under root, depth-first (info: binaryen.getExpressionInfo of
  * expressions with children, null for leaves, for some of which binaryen.js has none). A kind the walk does not

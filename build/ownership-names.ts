@@ -3,16 +3,19 @@
 // pass that instruments a kernel finds them there (an AssemblyScript build) or
 // imports them from the runtime (a C++ kernel, build/ownership-pass.ts).
 
-/** Mutable i32 globals, as pairs [lo, span]: a fast test passes when (address - lo) u< span. */
+/**
+ * Mutable i32 globals: the TCM arena as [lo, span] (a kernel store marks the written-map when (address - lo) u< span),
+ * the library's static data (the same; the host reads it back), and the window the slow path found, [lo, lo + len),
+ * with mark = 1 when it is TCM (a store there marks the written-map).
+ */
 export const OWN_GLOBALS = {
   tcmLo: "gpsimd_own_tcm_lo", tcmSpan: "gpsimd_own_tcm_span",
-  ownLo: "gpsimd_own_lo", ownSpan: "gpsimd_own_span",
   staticLo: "gpsimd_own_static_lo", staticSpan: "gpsimd_own_static_span",
-  hitLo: "gpsimd_own_hit_lo", hitSpan: "gpsimd_own_hit_span",
+  winLo: "gpsimd_own_win_lo", winLen: "gpsimd_own_win_len", winMark: "gpsimd_own_win_mark",
 } as const;
 
-/** The slow path (addr, bytes, store) -> void, and the bulk checks (dst, n) and (dst, src, n). */
-export const OWN_FUNCTIONS = { miss: "gpsimd_own_miss", store: "gpsimd_own_store", copy: "gpsimd_own_copy" } as const;
+/** The slow path (addr, bytes, store) -> void, which sets the window, and the bulk checks (dst, n) and (dst, src, n). */
+export const OWN_FUNCTIONS = { window: "gpsimd_own_window", store: "gpsimd_own_store", copy: "gpsimd_own_copy" } as const;
 
 /** What a failed check reports (address, bytes, first bad byte), which the host reads from the instance's exports. */
 export const OWN_REPORT = { addr: "gpsimd_own_report_addr", bytes: "gpsimd_own_report_bytes", bad: "gpsimd_own_report_bad" } as const;

@@ -3,17 +3,30 @@
 // functions, before the module is optimised (so the code it adds keeps the
 // statement's source place, as build/sanitize-pass.ts does); the runtime's
 // functions are left alone: its accesses are never the kernel's.
-// Per access, inline:
-//   load of n bytes at a:   if ((a - tcm_lo) u< tcm_span) && written-map[a, a+n) is not all 1: miss(a, n, load)
-//   store of n bytes at a:  if ((a - own_lo) u< own_span) { if ((a - tcm_lo) u< tcm_span) written-map[a, a+n) = 1 }
-//                           else if not in the statics' nor the last tensor's range: miss(a, n, store)
+// Check windows: each access (or each group of accesses of one kind and size through the same pointer local:
+// v128.load(p), v128.load(p, 16), ...) has two locals, a window [lo, lo + window bytes) of addresses known fine for
+// it, kept as lo and cap = window bytes - n + 1. Per access, inline:
+//   n bytes at a:  if ((a - lo) u>= cap) { window(a, n, store); lo = win_lo; cap = win_len - n + 1 }
+//   and a store:   if (mark) written-map[a, a+n) = 1   (later reads need it; mark: the window is TCM)
+// that is one subtraction, one compare and a branch that is almost never taken, with no memory traffic. The slow path
+// (assembly/ownership.ts's gpsimd_own_window, a call too large to inline, so a report keeps the access's place)
+// checks the access exactly, fails naming it, or returns the window around it: for a TCM load the run of written
+// bytes around it, for a load elsewhere all memory outside the arena, for a TCM store its live block (guard bytes
+// included), for another store the owned range that took it (the private region, the statics, the output).
+// Why a window stays true until the function's next call: only a call can make a byte of it unwritten or free its
+// block (tcm_free, tcm_malloc, which clear the maps over the block they free or hand out) or begin a new launch (which
+// clears the maps, and runs the function anew: its locals start at 0, cap 0 is an empty window). The kernel's own
+// stores only ever set written-map bytes, so a run of written bytes stays written across them; its bulk stores go
+// through the runtime but only mark. So every window is dropped (cap = 0) after each call or call_indirect the
+// function makes (build/ownership-calls.ts), and nowhere else.
 // memory.copy and memory.fill / memory.init call the runtime (gpsimd_own_copy, gpsimd_own_store) with their operands,
 // evaluated once, in order. Atomic read-modify-writes count as stores; atomic wait and notify touch nothing the kernel
-// reads as data. The written-map of TCM byte a is the byte a + TCM_SHADOW_DELTA, so its test is a load at the access's
+// reads as data. The written-map of TCM byte a is the byte a + TCM_SHADOW_DELTA, so a store marks it at the store's
 // own address with a larger static offset: no lookup.
 // It is deterministic and adds no address constants, so builds A and B stay identical but for those (build/relocate.ts).
 import binaryen from "binaryen";
 import { walkExpressions } from "./binaryen-walk.js";
+import { afterEachCall } from "./ownership-calls.js";
 import { OWN_GLOBALS, OWN_FUNCTIONS, CHECK_SOURCE } from "./ownership-names.js";
 import { TCM_SHADOW_DELTA } from "../host/device/layout.js";
 
@@ -65,7 +78,7 @@ function runtimeNames(module: binaryen.Module, options: OwnershipOptions): { glo
   if (options.importFrom) {
     for (const name of Object.values(OWN_GLOBALS)) module.addGlobalImport(name, options.importFrom, name, i32, true);
     const two = binaryen.createType([i32, i32]), three = binaryen.createType([i32, i32, i32]);
-    module.addFunctionImport(OWN_FUNCTIONS.miss, options.importFrom, OWN_FUNCTIONS.miss, three, none);
+    module.addFunctionImport(OWN_FUNCTIONS.window, options.importFrom, OWN_FUNCTIONS.window, three, none);
     module.addFunctionImport(OWN_FUNCTIONS.store, options.importFrom, OWN_FUNCTIONS.store, two, none);
     module.addFunctionImport(OWN_FUNCTIONS.copy, options.importFrom, OWN_FUNCTIONS.copy, three, none);
     return { global: (n) => n, func: (n) => n };
@@ -87,8 +100,6 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
   const c = (n: number) => module.i32.const(n);
   // binaryen.js's i64.const takes one bigint (its typings say two numbers).
   const i64Pattern = () => (module.i64.const as unknown as (v: bigint) => number)(0x0101010101010101n);
-  /** (a - lo) u< span */
-  const inRange = (a: number, lo: number, span: number) => module.i32.lt_u(module.i32.sub(a, lo), span);
 
   const work: { func: number; found: number[] }[] = [];
   for (let f = 0; f < module.getNumFunctions(); f++) {
@@ -114,13 +125,13 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
   const unknownKind = (id: number) => new Error(`ownership checks: expression kind ${id} in the code they add`);
 
   for (const { func, found } of work) {
-    // The TCM and private-region bounds change only when a launch begins: read once per call into locals (kept in
-    // registers), not per access. The statics' and last tensor's ranges stay globals (the slow path moves the latter).
-    const cached = new Map((["tcmLo", "tcmSpan", "ownLo", "ownSpan"] as const).map((key) => [key as string, B._BinaryenFunctionAddVar(func, i32)]));
-    const g = (key: keyof typeof OWN_GLOBALS) => {
-      const l = cached.get(key);
-      return l === undefined ? global(key) : module.local.get(l, i32);
-    };
+    const local = () => B._BinaryenFunctionAddVar(func, i32);
+    const get = (l: number) => module.local.get(l, i32);
+    // The TCM bounds change only when a launch begins: read once per call into locals (kept in registers), not per
+    // store, for the written-map marking of stores without a window.
+    let tcmBounds: [number, number] | null = null;
+    const tcmLo = () => (tcmBounds ??= [local(), local()])[0];
+    const tcmSpan = () => (tcmBounds ??= [local(), local()])[1];
     const calls = new Set<number>();
     /** The slow-path call, at its access's source place. */
     const placed = (access: number, call: number): number => {
@@ -140,58 +151,74 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
       walkExpressions(root, (e) => { if (!kept.has(e)) module.setDebugLocation(func, e, checkFile, 1, 1); }, unknownKind);
       return root;
     };
-    const local = () => B._BinaryenFunctionAddVar(func, i32);
-    const get = (l: number) => module.local.get(l, i32);
 
-    /** The written-map test of an n-byte load at p + offset: true when some byte is unwritten. */
-    const unwritten = (p: number, offset: number, bytes: number): number => {
+    // One window per kind of access, pointer local and size (an access through any other pointer has its own): the
+    // accesses v128.load(p), v128.load(p, 16), ... share one, so a loop needs two locals per pointer, not per access.
+    const windows = new Map<string, Window>();
+    const sites = new Map<number, Site>();
+    found.forEach((expr, k) => {
+      const access = accessOf(expr);
+      if (!access || (access.store && !options.checkStores)) return;
+      const base = baseOf(access.ptr);
+      const key = `${access.store ? "store" : "load"} ${base ? `local ${base.local}` : `site ${k}`} ${access.bytes}`;
+      if (!windows.has(key)) windows.set(key, { lo: local(), cap: local(), mark: access.store ? local() : -1 });
+      sites.set(expr, { window: windows.get(key)!, base, offset: access.offset, bytes: access.bytes, covered: false });
+    });
+    const runs = loadRuns(binaryen.getFunctionInfo(func).body, sites);
+    // Windows start invalid (cap 0: a local's initial value) and are dropped after every call the function makes.
+    let body = binaryen.getFunctionInfo(func).body;
+    if (windows.size) {
+      const drop = () => tag(module.block(null, [...windows.values()].map((w) => module.local.set(w.cap, c(0)))), []);
+      body = afterEachCall(module, func, body, drop, (wrapper, call) => { tag(wrapper, [call]); });
+    }
+
+    /** The written-map marking of an n-byte store at ptr + offset. */
+    const markWritten = (ptr: () => number, offset: number, bytes: number): number => {
       const at = offset + TCM_SHADOW_DELTA;
       switch (bytes) {
-        case 1: return module.i32.ne(module.i32.load8_u(at, 1, get(p)), c(1));
-        case 2: return module.i32.ne(module.i32.load16_u(at, 1, get(p)), c(0x0101));
-        case 4: return module.i32.ne(module.i32.load(at, 1, get(p)), c(0x01010101));
-        case 8: return module.i64.ne(module.i64.load(at, 1, get(p)), i64Pattern());
-        default: return module.i32.eqz(module.i8x16.all_true(module.v128.load(at, 1, get(p))));
+        case 1: return module.i32.store8(at, 1, ptr(), c(1));
+        case 2: return module.i32.store16(at, 1, ptr(), c(0x0101));
+        case 4: return module.i32.store(at, 1, ptr(), c(0x01010101));
+        case 8: return module.i64.store(at, 1, ptr(), i64Pattern());
+        default: return module.v128.store(at, 1, ptr(), module.v128.const(new Array(16).fill(1)));
       }
     };
-    /** The written-map marking of an n-byte store at p + offset. */
-    const markWritten = (p: number, offset: number, bytes: number): number => {
-      const at = offset + TCM_SHADOW_DELTA;
-      switch (bytes) {
-        case 1: return module.i32.store8(at, 1, get(p), c(1));
-        case 2: return module.i32.store16(at, 1, get(p), c(0x0101));
-        case 4: return module.i32.store(at, 1, get(p), c(0x01010101));
-        case 8: return module.i64.store(at, 1, get(p), i64Pattern());
-        default: return module.v128.store(at, 1, get(p), module.v128.const(new Array(16).fill(1)));
+    /** The address an access of a site reads or writes: its pointer local plus constants, or the temporary p. */
+    const addressOf = (base: Base | null, p: number, offset: number) => () => {
+      const pointer = base ? module.local.get(base.local, i32) : get(p);
+      const constant = offset + (base ? base.offset : 0);
+      return constant ? module.i32.add(pointer, c(constant)) : pointer;
+    };
+    /** if ((a - lo) u>= cap) { window(a, n, store) at the access's place; lo = win_lo; cap = win_len - n + 1 } */
+    const windowTest = (access: number, window: Window, address: () => number, bytes: number, store: boolean): number =>
+      module.if(module.i32.ge_u(module.i32.sub(address(), get(window.lo)), get(window.cap)), module.block(null, [
+        placed(access, module.call(fn("window"), [address(), c(bytes), c(store ? 1 : 0)], none)),
+        module.local.set(window.lo, global("winLo")),
+        module.local.set(window.cap, module.i32.sub(global("winLen"), c(bytes - 1))),
+        ...(window.mark >= 0 ? [module.local.set(window.mark, global("winMark"))] : []),
+      ]));
+    /**
+     * The pointer operand with its window test in front (unless a run's test ahead covers it, see hoistedTests). A
+     * store then marks the written-map where it lands in TCM. The pointer is evaluated once: a local (plus a constant)
+     * is read again, anything else goes through a new local.
+     */
+    const checked = (access: number, ptr: number, offset: number, bytes: number, store: boolean): number => {
+      const site = sites.get(access);
+      const base = site?.base ?? null;
+      if (site?.covered) return ptr;
+      const p = base ? -1 : local();
+      const address = addressOf(base, p, offset);
+      const code: number[] = base ? [] : [module.local.set(p, ptr)];
+      if (site) code.push(windowTest(access, site.window, address, bytes, store));
+      if (store) {
+        // The mark's static offset holds the pointer's constant and the access's offset: its pointer is the local alone.
+        // A store with a window marks when its window is TCM (the window says so); one without (sanitize mode, whose
+        // own checks refuse a store outside the call's memory) when it lands in the arena.
+        const pointer = () => (base ? module.local.get(base.local, i32) : get(p));
+        const inTcm = site ? get(site.window.mark) : module.i32.lt_u(module.i32.sub(address(), get(tcmLo())), get(tcmSpan()));
+        code.push(module.if(inTcm, markWritten(pointer, offset + (base ? base.offset : 0), bytes)));
       }
-    };
-    /** The pointer operand, checked as a load: block { p = ptr; if (in TCM && unwritten) miss(p + offset, n, load); p }. */
-    const checkedLoad = (access: number, ptr: number, offset: number, bytes: number): number => {
-      const p = local();
-      const a = () => module.i32.add(get(p), c(offset));
-      return tag(module.block(null, [
-        module.local.set(p, ptr),
-        // Nested, not and-ed: the written-map load must not run for an address outside TCM (near the end of memory it would trap).
-        module.if(inRange(a(), g("tcmLo"), g("tcmSpan")),
-          module.if(unwritten(p, offset, bytes), placed(access, module.call(fn("miss"), [a(), c(bytes), c(0)], none)))),
-        get(p),
-      ], i32), [ptr]);
-    };
-    /** The pointer operand, checked as a store (see the top of the file). */
-    const checkedStore = (access: number, ptr: number, offset: number, bytes: number): number => {
-      const p = local();
-      const a = () => module.i32.add(get(p), c(offset));
-      const outside = options.checkStores
-        ? module.if(module.i32.and(module.i32.eqz(inRange(a(), g("staticLo"), g("staticSpan"))), module.i32.eqz(inRange(a(), g("hitLo"), g("hitSpan")))),
-          placed(access, module.call(fn("miss"), [a(), c(bytes), c(1)], none)))
-        : module.nop();
-      // TCM first: the stores of a kernel's inner loops go there.
-      return tag(module.block(null, [
-        module.local.set(p, ptr),
-        module.if(inRange(a(), g("tcmLo"), g("tcmSpan")), markWritten(p, offset, bytes),
-          module.if(module.i32.eqz(inRange(a(), g("ownLo"), g("ownSpan"))), outside)),
-        get(p),
-      ], i32), [ptr]);
+      return tag(module.block(null, [...code, base ? ptr : get(p)], i32), [ptr]);
     };
     /** A bulk instruction's first operand: evaluates all three into locals, calls the runtime's check, yields the first. */
     const bulk = (first: number, second: number, size: number, check: (a: number, b: number, n: number) => number) => {
@@ -209,20 +236,9 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
       const place = places.get(expr);
       if (checkFile !== null && place) module.setDebugLocation(func, expr, place.file, place.line, place.column);
       const id = binaryen.getExpressionId(expr);
-      if (id === binaryen.LoadId) {
-        B.Load.setPtr(expr, checkedLoad(expr, B.Load.getPtr(expr), B.Load.getOffset(expr), B.Load.getBytes(expr)));
-      } else if (id === binaryen.StoreId) {
-        B.Store.setPtr(expr, checkedStore(expr, B.Store.getPtr(expr), B.Store.getOffset(expr), B.Store.getBytes(expr)));
-      } else if (id === binaryen.AtomicRMWId) {
-        B.AtomicRMW.setPtr(expr, checkedStore(expr, B.AtomicRMW.getPtr(expr), B.AtomicRMW.getOffset(expr), B.AtomicRMW.getBytes(expr)));
-      } else if (id === binaryen.AtomicCmpxchgId) {
-        B.AtomicCmpxchg.setPtr(expr, checkedStore(expr, B.AtomicCmpxchg.getPtr(expr), B.AtomicCmpxchg.getOffset(expr), B.AtomicCmpxchg.getBytes(expr)));
-      } else if (id === binaryen.SIMDLoadId) {
-        B.SIMDLoad.setPtr(expr, checkedLoad(expr, B.SIMDLoad.getPtr(expr), B.SIMDLoad.getOffset(expr), SIMD_LOAD_BYTES.get(B.SIMDLoad.getOp(expr))!));
-      } else if (id === binaryen.SIMDLoadStoreLaneId) {
-        const bytes = SIMD_LANE_BYTES.get(B.SIMDLoadStoreLane.getOp(expr))!;
-        const ptr = B.SIMDLoadStoreLane.getPtr(expr), offset = B.SIMDLoadStoreLane.getOffset(expr);
-        B.SIMDLoadStoreLane.setPtr(expr, B.SIMDLoadStoreLane.isStore(expr) ? checkedStore(expr, ptr, offset, bytes) : checkedLoad(expr, ptr, offset, bytes));
+      const access = accessOf(expr);
+      if (access) {
+        access.setPtr(checked(expr, access.ptr, access.offset, access.bytes, access.store));
       } else if (id === binaryen.MemoryCopyId) {
         const { block, second, size } = bulk(B.MemoryCopy.getDest(expr), B.MemoryCopy.getSource(expr), B.MemoryCopy.getSize(expr),
           (d, s, n) => placed(expr, module.call(fn("copy"), [get(d), get(s), get(n)], none)));
@@ -235,10 +251,111 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
         B.MemoryInit.setDest(expr, block); B.MemoryInit.setOffset(expr, second); B.MemoryInit.setSize(expr, size);
       }
     }
+    // Each run's test goes before the run's first statement: its first and last addresses inside one window mean every
+    // access of the run is inside it (a window is one interval); else each access is checked as alone, in order.
+    for (const run of [...runs].sort((a, b) => b.index - a.index)) {
+      const lowest = run.sites.reduce((m, e) => (sites.get(e)!.offset < sites.get(m)!.offset ? e : m));
+      const highest = run.sites.reduce((m, e) => (sites.get(e)!.offset > sites.get(m)!.offset ? e : m));
+      const { window, base, bytes } = sites.get(lowest)!;
+      const outside = (e: number) => module.i32.ge_u(module.i32.sub(addressOf(base, -1, sites.get(e)!.offset)(), get(window.lo)), get(window.cap));
+      const each = run.sites.map((e) => windowTest(e, window, addressOf(base, -1, sites.get(e)!.offset), bytes, false));
+      const test = module.if(lowest === highest ? outside(lowest) : module.i32.or(outside(lowest), outside(highest)), module.block(null, each));
+      (binaryen as unknown as { Block: { insertChildAt(b: number, i: number, c: number): void } }).Block.insertChildAt(run.block, run.index, tag(test, []));
+    }
     const info = binaryen.getFunctionInfo(func);
-    const loads = [...cached].map(([key, l]) => tag(module.local.set(l, global(key as keyof typeof OWN_GLOBALS)), []));
-    B._BinaryenFunctionSetBody(func, module.block(null, [...loads, info.body], info.results));
+    const loads = tcmBounds ? [tag(module.local.set(tcmBounds[0], global("tcmLo")), []), tag(module.local.set(tcmBounds[1], global("tcmSpan")), [])] : [];
+    B._BinaryenFunctionSetBody(func, module.block(null, [...loads, body], info.results));
   }
+}
+
+/**
+ * A check window's locals: an access of n bytes at a is known fine when (a - lo) u< cap (cap = window bytes - n + 1);
+ * a store window's mark is 1 when it is TCM (-1: a load window has none).
+ */
+interface Window { lo: number; cap: number; mark: number }
+/** An access with a window: its pointer (local + constant, or null), static offset, bytes; covered by a run's test. */
+interface Site { window: Window; base: Base | null; offset: number; bytes: number; covered: boolean }
+/** Loads through one window in consecutive statements of a block: one test before statement `index` covers them all. */
+interface Run { block: number; index: number; sites: number[] }
+
+/** Expression kinds a statement of a run may hold: no call, store, branch or other control flow. */
+const PURE_KINDS = new Set(["LocalGet", "LocalSet", "GlobalGet", "Const", "Unary", "Binary", "Select", "Drop", "Nop", "Load", "SIMDLoad",
+  "SIMDExtract", "SIMDReplace", "SIMDShuffle", "SIMDTernary", "SIMDShift"].map((k) => ids[`${k}Id`]));
+
+/**
+ * The runs of a function body: in each block, consecutive statements that only compute and load (PURE_KINDS) and
+ * hold loads through the same window, none of them setting the window's pointer local. Their loads run in order with
+ * nothing between that could change what is written or free a block, so the run's test can come first, and a run
+ * of two or more loads is worth one (v128.load(p), v128.load(p, 16), ... of a SIMD loop: two compares, not four). Marks
+ * the sites covered.
+ */
+function loadRuns(body: number, sites: Map<number, Site>): Run[] {
+  const runs: Run[] = [];
+  walkExpressions(body, (block, id, info) => {
+    if (id !== binaryen.BlockId) return;
+    const open = new Map<Window, Run>();
+    const close = (w: Window) => {
+      const run = open.get(w);
+      open.delete(w);
+      if (run && run.sites.length >= 2) { runs.push(run); for (const e of run.sites) sites.get(e)!.covered = true; }
+    };
+    ((info as { children: number[] }).children).forEach((child, index) => {
+      let pure = true;
+      const setLocals = new Set<number>();
+      const loads: number[] = [];
+      walkExpressions(child, (e, kind, i) => {
+        if (!PURE_KINDS.has(kind)) pure = false;
+        if (kind === binaryen.LocalSetId) setLocals.add((i as { index: number }).index);
+        const site = sites.get(e);
+        if (site?.base && !site.covered && (kind === binaryen.LoadId || kind === binaryen.SIMDLoadId)) loads.push(e);
+      }, (kind) => new Error(`ownership checks: cannot walk expression kind ${kind}`));
+      if (!pure) { for (const w of [...open.keys()]) close(w); return; }
+      for (const w of [...open.keys()]) if (setLocals.has(sites.get(open.get(w)!.sites[0])!.base!.local)) close(w);
+      for (const e of loads.reverse()) { // the walk visits children last first: reversed, in evaluation order
+        const site = sites.get(e)!;
+        if (setLocals.has(site.base!.local)) continue;
+        const run = open.get(site.window) ?? { block, index, sites: [] };
+        open.set(site.window, run);
+        run.sites.push(e);
+      }
+    });
+    for (const w of [...open.keys()]) close(w);
+  }, (id) => new Error(`ownership checks: cannot walk expression kind ${id}`));
+  return runs;
+}
+
+/** A pointer operand that is a local, plus a constant. */
+interface Base { local: number; offset: number }
+
+/** The pointer as local + constant (local.get x, or x + c), whose value the check can read again; else null. */
+function baseOf(ptr: number): Base | null {
+  const info = (e: number) => binaryen.getExpressionInfo(e) as unknown as { id: number; index: number; op: number; left: number; right: number; value: unknown };
+  const id = binaryen.getExpressionId(ptr);
+  if (id === binaryen.LocalGetId) return { local: info(ptr).index, offset: 0 };
+  if (id !== binaryen.BinaryId || info(ptr).op !== binaryen.AddInt32) return null;
+  const { left, right } = info(ptr);
+  for (const [x, k] of [[left, right], [right, left]]) {
+    if (binaryen.getExpressionId(x) !== binaryen.LocalGetId || binaryen.getExpressionId(k) !== binaryen.ConstId) continue;
+    const value = info(k).value;
+    // A constant the access's static offset can take (so the mark can use it as one): below 1 GiB, not negative.
+    if (typeof value === "number" && value >= 0 && value < 1 << 30) return { local: info(x).index, offset: value };
+  }
+  return null;
+}
+
+/** A single load or store: its pointer (and setter), static offset, bytes and whether it writes; null for a bulk one. */
+function accessOf(expr: number): { ptr: number; setPtr: (v: number) => void; offset: number; bytes: number; store: boolean } | null {
+  const id = binaryen.getExpressionId(expr);
+  const of = (kind: Kind, bytes: number, store: boolean) => ({
+    ptr: B[kind].getPtr(expr), setPtr: (v: number) => void B[kind].setPtr(expr, v), offset: B[kind].getOffset(expr), bytes, store,
+  });
+  if (id === binaryen.LoadId) return of("Load", B.Load.getBytes(expr), false);
+  if (id === binaryen.StoreId) return of("Store", B.Store.getBytes(expr), true);
+  if (id === binaryen.AtomicRMWId) return of("AtomicRMW", B.AtomicRMW.getBytes(expr), true);
+  if (id === binaryen.AtomicCmpxchgId) return of("AtomicCmpxchg", B.AtomicCmpxchg.getBytes(expr), true);
+  if (id === binaryen.SIMDLoadId) return of("SIMDLoad", SIMD_LOAD_BYTES.get(B.SIMDLoad.getOp(expr)) ?? 16, false);
+  if (id === binaryen.SIMDLoadStoreLaneId) return of("SIMDLoadStoreLane", SIMD_LANE_BYTES.get(B.SIMDLoadStoreLane.getOp(expr))!, Boolean(B.SIMDLoadStoreLane.isStore(expr)));
+  return null;
 }
 
 interface Place { file: number; line: number; column: number }
