@@ -33,6 +33,7 @@ import {
 } from "./wasm-reader.js";
 import { INSTRUCTION_CLASSES, counterExport, type InstructionClass } from "./count-names.js";
 import { STOP_IMPORT } from "./stop-poll-names.js";
+import { OWN_FUNCTIONS } from "./ownership-names.js";
 import { readFunctionNames } from "../host/checks/source-locator.js";
 
 /** What the pass needs to know about the module's code. */
@@ -237,13 +238,19 @@ export function instrumentCounting(bytes: Uint8Array, options: CountingOptions):
       && call.prefix === 0 && call.code === 0x10 && callee(call) === stopImport && end.prefix === 0 && end.code === 0x0b;
   }
 
-  /** A call's class: into the kernel library (its functions and the host's imports), the emulator's own (none), or a kernel call (a branch). */
+  /**
+   * A call's class: into the kernel library (its functions and the host's imports), the emulator's own (none: stop
+   * polls, sanitize's checks, the default mode's check-window slow path, which keeps its access's place for its
+   * report), or a kernel call (a branch).
+   */
   function callClass(callee: number): InstructionClass | null {
     if (callee < importedFunctions) {
       const imp = imports.functions[callee];
-      return callee === stopImport || imp.module === "sanitize" ? null : "libraryCall";
+      return callee === stopImport || imp.module === "sanitize" || imp.name === OWN_FUNCTIONS.window ? null : "libraryCall";
     }
-    return options.isRuntimeFunction(names.get(callee) ?? "") ? "libraryCall" : "branch";
+    const name = names.get(callee) ?? "";
+    if (name === OWN_FUNCTIONS.window || name.endsWith(`/${OWN_FUNCTIONS.window}`)) return null;
+    return options.isRuntimeFunction(name) ? "libraryCall" : "branch";
   }
 
   insertions.sort((a, b) => a.at - b.at); // two at one place (a segment's start, a memory.copy) are both stack-neutral: either order
