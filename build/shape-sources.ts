@@ -14,22 +14,41 @@ export interface ShapeModule { path: string; code: string; }
 
 /** Transpiles shape sources (absolute paths and their text); reports syntax errors with file and line. */
 export function transpileShapeSources(files: { file: string; text: string }[]): { modules: ShapeModule[]; errors: string[] } {
-  const ts = typescript();
   const root = path.dirname(files[0]?.file ?? ".");
   const errors: string[] = [];
   const modules = files.map(({ file, text }) => {
-    const out = ts.transpileModule(text, {
-      fileName: file,
-      reportDiagnostics: true,
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, sourceMap: false, inlineSourceMap: true, inlineSources: true },
-    });
-    for (const d of out.diagnostics ?? []) {
-      const pos = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : null;
-      errors.push(`${file}${pos ? `:${pos.line + 1}:${pos.character + 1}` : ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
-    }
-    return { path: path.relative(root, file).split(path.sep).join("/"), code: out.outputText };
+    const out = transpiled(file, text);
+    errors.push(...out.errors);
+    return { path: path.relative(root, file).split(path.sep).join("/"), code: out.code };
   });
   return { modules, errors };
+}
+
+/**
+ * Recent transpiles by file and text: a rebuild after a kernel edit, and the loader's registration check before each
+ * build, transpile the same shape sources again (tens of ms each on a busy machine).
+ */
+const transpiles = new Map<string, { code: string; errors: string[] }>();
+const TRANSPILES_KEPT = 64;
+
+function transpiled(file: string, text: string): { code: string; errors: string[] } {
+  const key = `${file}\0${text}`;
+  const known = transpiles.get(key);
+  if (known) return known;
+  const ts = typescript();
+  const out = ts.transpileModule(text, {
+    fileName: file,
+    reportDiagnostics: true,
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, sourceMap: false, inlineSourceMap: true, inlineSources: true },
+  });
+  const errors = (out.diagnostics ?? []).map((d) => {
+    const pos = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : null;
+    return `${file}${pos ? `:${pos.line + 1}:${pos.character + 1}` : ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
+  });
+  if (transpiles.size >= TRANSPILES_KEPT) transpiles.delete(transpiles.keys().next().value!);
+  const result = { code: out.outputText, errors };
+  transpiles.set(key, result);
+  return result;
 }
 
 const EXTENSIONS = ["", ".ts", ".mts", ".js", "/index.ts"];

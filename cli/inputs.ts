@@ -12,7 +12,40 @@ export interface ValueSpec { kind: ValueKind; seed: number; }
 
 const SPECIAL = [0, -0, 1, -1, 1e-30, -1e-30, 1e30, -1e30, 0.5, -2];
 
+/**
+ * Values drawn before, by kind, seed and count, while keepDrawnValues is on: `gpsimd watch` reruns a command with the
+ * same inputs after every save, and drawing W1's 2 M box coordinates took longer than a rebuild's compile at -O1.
+ * tensor() copies the values into device memory, so a kept array is never written.
+ */
+const drawn = new Map<string, Float32Array>();
+let keepDrawn = false;
+/** Bytes kept at most; past that the oldest arrays go. */
+const DRAWN_BYTES = 64 << 20;
+
+/** Keep the float values drawn (on) or draw them each time (off, the default: check draws new cases all along). */
+export function keepDrawnValues(on: boolean): void {
+  keepDrawn = on;
+  if (!on) drawn.clear();
+}
+
 function floatValues(n: number, spec: ValueSpec): Float32Array {
+  if (!keepDrawn) return drawFloatValues(n, spec);
+  const key = `${spec.kind}:${spec.seed}:${n}`;
+  let values = drawn.get(key);
+  if (!values) {
+    values = drawFloatValues(n, spec);
+    drawn.set(key, values);
+    let bytes = [...drawn.values()].reduce((sum, v) => sum + v.byteLength, 0);
+    for (const [oldest, v] of drawn) {
+      if (bytes <= DRAWN_BYTES || oldest === key) break;
+      drawn.delete(oldest);
+      bytes -= v.byteLength;
+    }
+  }
+  return values;
+}
+
+function drawFloatValues(n: number, spec: ValueSpec): Float32Array {
   const rng = new Rng(spec.seed);
   const out = new Float32Array(n);
   if (spec.kind === "normal") rng.fillNormal(out);

@@ -8,6 +8,7 @@ import { RUN, CHECK, PROFILE } from "./specs.js";
 import { NKI_SPECS, isNkiTarget } from "./nki-specs.js";
 import { parseCommand, UsageError, CommandError, EXIT, DEFAULT_OUT, type CommandSpec } from "./options.js";
 import { duration } from "./format.js";
+import { runTimeLines } from "./watch-times.js";
 
 type Command = (argv: string[]) => number | Promise<number>;
 
@@ -31,8 +32,10 @@ async function commandFor(sub: Subcommand, nki: boolean): Promise<Command> {
 const WATCHED_FILE = /\.(ts|mts|cpp|cc|cxx|c|h|hh|hpp|hxx|inc|py|json)$/;
 /** Written by builds themselves (typings next to a library): never a reason to rebuild. */
 const WRITTEN_BY_BUILDS = /\.d\.ts$/;
-/** Quiet time after the last change before rerunning: editors save in several writes (temp file, rename). */
-const SETTLE_MS = 60;
+/** Quiet time after the last change before rerunning: editors save in several writes (temp file, rename), within a few ms. */
+const SETTLE_MS = 30;
+/** Binaryen's optimize level of the kernels watch rebuilds (AssemblyScript; C++ keeps its flags): see WATCH_HELP. */
+const WATCH_OPTIMIZE_LEVEL = 1;
 
 export const WATCH_HELP = `
 usage: gpsimd watch [run|check|profile] <library folder | files...> [<op>] [options of that command]
@@ -49,6 +52,14 @@ examples:
   gpsimd watch run examples/seeds-cpp giou --variant giou_fixed --shape 1024,4 --shape 1024,4 --values boxes
   gpsimd watch check ops/relu relu_forward --variant tcm --shape 4096
   gpsimd watch run examples/seeds-nki/tensor_add.py --grid 2,2 --arg randn:256,1024 --arg randn:256,1024
+
+watch's own options:
+  --verbose        after each result, where the time from the save went: the build stage by stage
+                   (asc's parse, compile, gpsimd's passes, optimize, emit), loading and the command
+  --optimize N     Binaryen optimize level of the AssemblyScript kernels watch rebuilds (0-3, default
+                   ${WATCH_OPTIMIZE_LEVEL}): the checks are the same at every level, and the shipped kernels ran
+                   at -O3's speed within the noise at -O1 (README, "Command line"); -O3 is what
+                   gpsimd build and custom_op.load use, and they rebuild a library watch built
 
 exit codes: 0 stopped with Ctrl-C, 2 bad command line (the first run's; later runs' errors are printed)`;
 
@@ -74,9 +85,11 @@ export async function watchCommand(argv: string[]): Promise<number> {
     return argv.length === 0 ? EXIT.USAGE : EXIT.OK;
   }
   const sub: Subcommand = (SUBCOMMANDS as readonly string[]).includes(argv[0]) ? argv[0] as Subcommand : "run";
-  const rest = sub === argv[0] ? argv.slice(1) : argv;
-  const nki = isNkiTarget(rest);
+  const own = watchOptions(sub === argv[0] ? argv.slice(1) : argv);
+  const nki = isNkiTarget(own.rest);
   const spec = nki ? NKI_SPECS[sub] : SPECS[sub];
+  // A command that has its own --verbose gets it too.
+  const rest = own.verbose && "verbose" in spec.options ? [...own.rest, "--verbose"] : own.rest;
   const parsed = parseCommand({ ...spec, name: `watch ${sub}` }, rest);
   if (!parsed) return EXIT.OK;
   // The target: an NKI command's positionals are its file; the others' end with the operator's name.
@@ -87,11 +100,29 @@ export async function watchCommand(argv: string[]): Promise<number> {
   }
   const outDir = path.resolve((parsed.values.out as string | undefined) ?? DEFAULT_OUT);
   const command = await commandFor(sub, nki);
-  const session = new WatchSession(sub, command, rest, outDir);
+  const { setBuildOptimizeLevel } = await import("../host/library/compile-service.js");
+  setBuildOptimizeLevel(own.optimizeLevel === 3 ? undefined : own.optimizeLevel);
+  if (sub !== "check") (await import("./inputs.js")).keepDrawnValues(true); // every run gets the same inputs again
+  const session = new WatchSession(sub, command, rest, outDir, own.verbose);
   // The first run's usage errors are the command line's: stop there, as the command itself would.
   const first = await session.runOnce("start");
   if (first === EXIT.USAGE) return EXIT.USAGE;
   return session.watchUntilStopped(watched);
+}
+
+/** Watch's own options, taken out of the command's: --verbose, --optimize N. */
+function watchOptions(argv: string[]): { rest: string[]; verbose: boolean; optimizeLevel: number } {
+  const rest: string[] = [];
+  let verbose = false, optimizeLevel = WATCH_OPTIMIZE_LEVEL;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--verbose") { verbose = true; continue; }
+    const level = arg === "--optimize" ? argv[++i] : arg.startsWith("--optimize=") ? arg.slice("--optimize=".length) : null;
+    if (level === null) { rest.push(arg); continue; }
+    if (level === undefined || !/^[0-3]$/.test(level)) throw new UsageError(`gpsimd watch: --optimize takes a Binaryen optimize level, 0 to 3; got ${level ?? "nothing"}`);
+    optimizeLevel = Number(level);
+  }
+  return { rest, verbose, optimizeLevel };
 }
 
 /** One watch: reruns the command after changes, one run at a time. */
@@ -101,24 +132,33 @@ class WatchSession {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
 
-  constructor(private readonly sub: Subcommand, private readonly command: Command, private readonly argv: string[], private readonly outDir: string) {}
+  constructor(private readonly sub: Subcommand, private readonly command: Command, private readonly argv: string[], private readonly outDir: string, private readonly verbose: boolean) {}
 
   /** Runs the command once with fresh state; prints the result line; returns the command's exit code. */
   async runOnce(reason: string, since = performance.now()): Promise<number> {
     this.running = true;
     const { resetReport } = await import("./report.js");
+    const { takeLastBuild } = await import("../host/library/compile-service.js");
     resetReport();
     await unloadLibraries(); // the rebuilt library registers the same NEURON_LIBRARY name again
     process.stdout.write(`\n── gpsimd ${this.sub} (${reason}) ${clock()} ──\n`);
     let code: number;
+    takeLastBuild();
+    const startMs = performance.now();
     try {
       code = await this.command(this.argv);
     } catch (e) {
       code = e instanceof UsageError ? EXIT.USAGE : e instanceof CommandError ? e.exitCode : EXIT.INTERNAL;
       process.stdout.write(`${e instanceof UsageError || e instanceof CommandError ? e.message : `gpsimd: internal error: ${e instanceof Error ? e.stack : String(e)}`}\n`);
     }
+    const endMs = performance.now();
+    const build = takeLastBuild();
+    if (build?.answer.ok && build.optimizeLevel !== undefined) {
+      process.stdout.write(`  (${build.name} rebuilt at -O${build.optimizeLevel} for a quick rebuild, same checks; gpsimd build and custom_op.load build at -O3)\n`);
+    }
+    if (this.verbose) process.stdout.write(`${runTimeLines({ savedMs: since, startMs, endMs }, build).join("\n")}\n`);
     const verdict = code === EXIT.OK ? "ok" : code === EXIT.BUILD ? "compile error" : code === EXIT.FAILED ? "failed" : `exit ${code}`;
-    process.stdout.write(`── ${verdict}: result ${duration(performance.now() - since)} after the ${reason === "start" ? "start" : "save"}; watching for changes (Ctrl-C to stop) ──\n`);
+    process.stdout.write(`── ${verdict}: result ${duration(endMs - since)} after the ${reason === "start" ? "start" : "save"}; watching for changes (Ctrl-C to stop) ──\n`);
     this.running = false;
     return code;
   }

@@ -10,6 +10,7 @@ import { makeDirectory } from "../../build/make-directory.js";
 import path from "node:path";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { isCppSource } from "../../build/cpp/kernel-decls.js";
 
 /**
  * How long a build may take unless the caller says (custom_op.load's build_timeout_ms): 300 s, plus 1 s per KB of
@@ -22,6 +23,41 @@ export function defaultBuildTimeoutMs(sourceBytes: number): number {
 
 let worker: Worker | null = null;
 const ANSWER_BYTES = 1 << 20;
+
+/** One build as the calling thread saw it: when it started and ended (performance.now()), and the compiler thread's answer. */
+export interface BuildRecord { name: string; startMs: number; endMs: number; answer: CompileAnswer; optimizeLevel?: number }
+
+let lastBuild: BuildRecord | null = null;
+
+let optimizeLevel: number | undefined;
+
+/**
+ * Builds AssemblyScript libraries at Binaryen optimize level `level` instead of -O3 from now on in this process
+ * (undefined: -O3 again). `gpsimd watch` rebuilds at -O1: the optimiser is most of a rebuild at -O3, and the checks
+ * are the same at every level (inserted before it runs). The level goes into the library's hash, so a library built
+ * so is rebuilt at -O3 by anything that builds without it.
+ */
+export function setBuildOptimizeLevel(level: number | undefined): void {
+  optimizeLevel = level;
+}
+
+/** The optimize level AssemblyScript builds of this process use instead of -O3 (undefined: -O3). */
+export function buildOptimizeLevel(): number | undefined {
+  return optimizeLevel;
+}
+
+/** The request with this process's optimize level, for AssemblyScript kernels (C++ kernels have their own flags). */
+function withOptimizeLevel(request: BuildRequest): BuildRequest {
+  if (optimizeLevel === undefined || request.computeSrcs.some(isCppSource)) return request;
+  return { ...request, optimizeLevel, hashSettings: { settings: request.hashSettings, optimizeLevel } };
+}
+
+/** The last build buildSync ran since the previous call (null if none), emptied: `gpsimd watch --verbose` shows its stages. */
+export function takeLastBuild(): BuildRecord | null {
+  const record = lastBuild;
+  lastBuild = null;
+  return record;
+}
 
 /**
  * Builds lib<name>.wasm at outFile and waits for it, at most timeoutMs; `waiting` is called about once a second
@@ -43,11 +79,11 @@ export function buildSync(request: BuildRequest, outFile: string, waiting?: (ela
   const answer = new SharedArrayBuffer(ANSWER_BYTES);
   const header = new Int32Array(answer, 0, 2);
   const tempRoot = mkdtempSync(path.join(tmpdir(), "gpsimd-build-"));
-  const job: CompileJob = { request, outFile, answer, tempRoot };
+  const job: CompileJob = { request: withOptimizeLevel(request), outFile, answer, tempRoot };
   try {
+    const start = performance.now();
     worker.postMessage(job);
     // The worker thread runs on its own event loop: blocking here cannot stall it.
-    const start = performance.now();
     const deadline = start + timeoutMs;
     while (Atomics.load(header, 0) === 0) {
       const left = deadline - performance.now();
@@ -60,6 +96,7 @@ export function buildSync(request: BuildRequest, outFile: string, waiting?: (ela
     }
     const result = JSON.parse(new TextDecoder().decode(new Uint8Array(answer, 8, header[1]).slice())) as CompileAnswer; // always fits (compile-worker.ts cuts it)
     if (result.compilerReset) { void worker.terminate(); worker = null; }
+    lastBuild = { name: request.name, startMs: start, endMs: performance.now(), answer: result, optimizeLevel: job.request.optimizeLevel };
     return result;
   } finally {
     // Whatever the build left there (all of it, if its thread was stopped midway: build/build-temp.ts).
