@@ -49,6 +49,15 @@ describe("calls of one operator with other sizes and dtypes", () => {
 });
 
 describe("ops.<lib>.<op>", () => {
+  it("ops.<lib> lists its operators and refuses any other name, naming those it has", () => {
+    const ns = (ops as unknown as Record<string, object>).call_path;
+    expect(Object.keys(ns)).toEqual(["plus_one"]);
+    expect("plus_one" in ns).toBe(true);
+    expect("plus_two" in ns).toBe(false);
+    expectGpsimdError(() => (ns as Record<string, unknown>).plus_two, RegistryError, "E_UNKNOWN_OP", ["ops.call_path.plus_two: library call_path has no operator plus_two; it has plus_one"]);
+    expectGpsimdError(() => (ns as Record<string, unknown>).toString, RegistryError, "E_UNKNOWN_OP", ["ops.call_path.toString: library call_path has no operator toString"]);
+  });
+
   it("is one function per operator, which calls whichever library is loaded under the name when it is called", () => {
     const f = plusOne();
     expect(plusOne()).toBe(f);

@@ -114,7 +114,14 @@ export function checkDeviceLimits(t: Tensor, what: string, op?: string): void {
 }
 
 function fitsDeviceLimits(sizes: readonly number[]): boolean {
-  return DEVICE_SHAPE_LIMITS.some((l) => sizes.length <= l.maxDims && sizes.every((s) => s <= l.maxSize));
+  // Plain loops: every call checks its tensors (some/every with closures showed in a tiny call's profile).
+  for (const l of DEVICE_SHAPE_LIMITS) {
+    if (sizes.length > l.maxDims) continue;
+    let fits = true;
+    for (let i = 0; i < sizes.length && fits; i++) fits = sizes[i] <= l.maxSize;
+    if (fits) return true;
+  }
+  return false;
 }
 
 /** Checks sizes against the device limits (DEVICE_SHAPE_LIMITS); `what` names the tensor in the error. */

@@ -42,21 +42,25 @@ function operatorFunction(lib: string, op: string): OpFunction {
 /** ops.<lib> of each loaded library, made once per library (a Proxy per `ops.<lib>` access showed in tiny calls). */
 const namespaces = new WeakMap<Library, OpNamespace>();
 
+/**
+ * ops.<lib> for a loaded library: its operators are the object's own properties, so `ops.<lib>.<op>` is a plain
+ * property load; any other name reaches its prototype, a Proxy that throws RegistryError E_UNKNOWN_OP naming the
+ * operators there are (a library's operators never change once it is loaded).
+ */
 function libraryNamespace(lib: string, namespace: Library): OpNamespace {
-  let proxy = namespaces.get(namespace);
-  if (proxy) return proxy;
-  proxy = new Proxy({} as OpNamespace, {
+  let ns = namespaces.get(namespace);
+  if (ns) return ns;
+  const unknown = new Proxy({}, {
     get(_t, op) {
       if (typeof op !== "string") return undefined;
-      if (!namespace.ops.has(op)) throw new RegistryError("E_UNKNOWN_OP", `ops.${lib}.${op}: library ${lib} has no operator ${op}; it has ${[...namespace.ops.keys()].join(", ")}`);
-      return operatorFunction(lib, op);
+      throw new RegistryError("E_UNKNOWN_OP", `ops.${lib}.${op}: library ${lib} has no operator ${op}; it has ${[...namespace.ops.keys()].join(", ")}`);
     },
-    has: (_t, op) => typeof op === "string" && namespace.ops.has(op),
-    ownKeys: () => [...namespace.ops.keys()],
-    getOwnPropertyDescriptor: (_t, op) => (typeof op === "string" && namespace.ops.has(op) ? { enumerable: true, configurable: true, value: operatorFunction(lib, op) } : undefined),
+    has: () => false,
   });
-  namespaces.set(namespace, proxy);
-  return proxy;
+  ns = Object.create(unknown) as OpNamespace;
+  for (const op of namespace.ops.keys()) Object.defineProperty(ns, op, { enumerable: true, configurable: true, value: operatorFunction(lib, op) });
+  namespaces.set(namespace, ns);
+  return ns;
 }
 
 /** Operators other front ends register (nki.register), by library then operator: ops.<lib>.<op> finds them too. */
