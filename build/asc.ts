@@ -17,6 +17,7 @@ import { numberAllocationSites } from "./allocation-sites.js";
 import { ASSEMBLY_DIR, ASCONFIG_FILE } from "./paths.js";
 import { OWNERSHIP_EXPORTS } from "./ownership-names.js";
 import { recordStage, timeStage } from "./build-stages.js";
+import { installParseCache } from "./parse-cache.js";
 
 
 // Virtual folder asc searches for packages (--path): gpsimd/<file>.ts inside it maps to ASSEMBLY_DIR.
@@ -97,6 +98,7 @@ async function readSource(file: string): Promise<string> {
 /** Compiles the sources once. Never throws for errors in the sources: they come back as diagnostics. */
 export async function compileOnce(input: AscInput): Promise<AscOutput> {
   runtimeSource ??= await readFile(path.join(ASSEMBLY_DIR, "rt", "stub.ts"), "utf8");
+  installParseCache();
   const outputs = new Map<string, Uint8Array | string>();
   const diagnostics: AscDiagnostic[] = [];
   const sourceTexts = new Map<string, string>();
