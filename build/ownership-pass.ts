@@ -8,7 +8,9 @@
 // it, kept as lo and cap = window bytes - n + 1. Per access, inline:
 //   n bytes at a:  if ((a - lo) u>= cap) { window(a, n, store); lo = win_lo; cap = win_len - n + 1 }
 //   and a store:   if (mark) written-map[a, a+n) = 1   (later reads need it; mark: the window is TCM)
-// that is one subtraction, one compare and a branch that is almost never taken, with no memory traffic. The slow path
+// that is one subtraction, one compare and a branch that is almost never taken, with no memory traffic. Loads through
+// one window in consecutive straight-line statements (a run: nothing between them calls, stores or sets the pointer)
+// share one test before the run, of the lowest address against a third local, cap less the run's reach. The slow path
 // (assembly/ownership.ts's gpsimd_own_window, a call too large to inline, so a report keeps the access's place)
 // checks the access exactly, fails naming it, or returns the window around it: for a TCM load the run of written
 // bytes around it, for a load elsewhere all memory outside the arena, for a TCM store its live block (guard bytes
@@ -161,14 +163,22 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
       if (!access || (access.store && !options.checkStores)) return;
       const base = baseOf(access.ptr);
       const key = `${access.store ? "store" : "load"} ${base ? `local ${base.local}` : `site ${k}`} ${access.bytes}`;
-      if (!windows.has(key)) windows.set(key, { lo: local(), cap: local(), mark: access.store ? local() : -1 });
+      if (!windows.has(key)) windows.set(key, { lo: local(), cap: local(), mark: access.store ? local() : -1, hull: -1, reach: 0 });
       sites.set(expr, { window: windows.get(key)!, base, offset: access.offset, bytes: access.bytes, covered: false });
     });
     const runs = loadRuns(binaryen.getFunctionInfo(func).body, sites);
+    // A window with runs keeps a third local, the cap of its widest run's addresses: a run is inside the window when
+    // its lowest address is below that cap, one compare for the whole run.
+    for (const run of runs) {
+      const offsets = run.sites.map((e) => sites.get(e)!.offset);
+      const window = sites.get(run.sites[0])!.window;
+      window.reach = Math.max(window.reach, Math.max(...offsets) - Math.min(...offsets));
+      if (window.hull < 0) window.hull = local();
+    }
     // Windows start invalid (cap 0: a local's initial value) and are dropped after every call the function makes.
     let body = binaryen.getFunctionInfo(func).body;
     if (windows.size) {
-      const drop = () => tag(module.block(null, [...windows.values()].map((w) => module.local.set(w.cap, c(0)))), []);
+      const drop = () => tag(module.block(null, [...windows.values()].flatMap((w) => [w.cap, ...(w.hull >= 0 ? [w.hull] : [])]).map((l) => module.local.set(l, c(0)))), []);
       body = afterEachCall(module, func, body, drop, (wrapper, call) => { tag(wrapper, [call]); });
     }
 
@@ -196,6 +206,8 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
         module.local.set(window.lo, global("winLo")),
         module.local.set(window.cap, module.i32.sub(global("winLen"), c(bytes - 1))),
         ...(window.mark >= 0 ? [module.local.set(window.mark, global("winMark"))] : []),
+        // cap - reach, or 0 (no run fits) when the window is narrower than that.
+        ...(window.hull >= 0 ? [module.local.set(window.hull, module.select(module.i32.gt_u(get(window.cap), c(window.reach)), module.i32.sub(get(window.cap), c(window.reach)), c(0)))] : []),
       ]));
     /**
      * The pointer operand with its window test in front (unless a run's test ahead covers it, see hoistedTests). A
@@ -251,15 +263,14 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
         B.MemoryInit.setDest(expr, block); B.MemoryInit.setOffset(expr, second); B.MemoryInit.setSize(expr, size);
       }
     }
-    // Each run's test goes before the run's first statement: its first and last addresses inside one window mean every
-    // access of the run is inside it (a window is one interval); else each access is checked as alone, in order.
+    // Each run's test goes before the run's first statement: its lowest address below the window's hull cap means every
+    // access of the run is inside the window (a window is one interval); else each access is checked as alone, in order.
     for (const run of [...runs].sort((a, b) => b.index - a.index)) {
       const lowest = run.sites.reduce((m, e) => (sites.get(e)!.offset < sites.get(m)!.offset ? e : m));
-      const highest = run.sites.reduce((m, e) => (sites.get(e)!.offset > sites.get(m)!.offset ? e : m));
       const { window, base, bytes } = sites.get(lowest)!;
-      const outside = (e: number) => module.i32.ge_u(module.i32.sub(addressOf(base, -1, sites.get(e)!.offset)(), get(window.lo)), get(window.cap));
+      const outside = module.i32.ge_u(module.i32.sub(addressOf(base, -1, sites.get(lowest)!.offset)(), get(window.lo)), get(window.hull));
       const each = run.sites.map((e) => windowTest(e, window, addressOf(base, -1, sites.get(e)!.offset), bytes, false));
-      const test = module.if(lowest === highest ? outside(lowest) : module.i32.or(outside(lowest), outside(highest)), module.block(null, each));
+      const test = module.if(outside, module.block(null, each));
       (binaryen as unknown as { Block: { insertChildAt(b: number, i: number, c: number): void } }).Block.insertChildAt(run.block, run.index, tag(test, []));
     }
     const info = binaryen.getFunctionInfo(func);
@@ -270,9 +281,10 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
 
 /**
  * A check window's locals: an access of n bytes at a is known fine when (a - lo) u< cap (cap = window bytes - n + 1);
- * a store window's mark is 1 when it is TCM (-1: a load window has none).
+ * a store window's mark is 1 when it is TCM (-1: a load window has none); a window with runs keeps hull = cap - reach
+ * (0 when that would be negative), reach being the widest run's highest offset less its lowest (-1: no runs).
  */
-interface Window { lo: number; cap: number; mark: number }
+interface Window { lo: number; cap: number; mark: number; hull: number; reach: number }
 /** An access with a window: its pointer (local + constant, or null), static offset, bytes; covered by a run's test. */
 interface Site { window: Window; base: Base | null; offset: number; bytes: number; covered: boolean }
 /** Loads through one window in consecutive statements of a block: one test before statement `index` covers them all. */
