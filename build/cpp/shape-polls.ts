@@ -22,7 +22,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { insertStopPolls } from "../stop-polls.js";
 import { readLineTable, lineTableSourceMap } from "./dwarf-lines.js";
-import { stripDwarf } from "./post-link.js";
+import { stripDwarf, TOOL_NODE_FLAGS } from "./post-link.js";
 import { CPP_INCLUDE_DIR } from "./clang-driver.js";
 
 /** The custom section that holds a shape module's source map (JSON text). */
@@ -48,7 +48,7 @@ export async function stoppableShapeModule(linked: Uint8Array): Promise<Uint8Arr
   try {
     await writeFile(path.join(dir, "in.wasm"), stripDwarf(linked));
     await writeFile(path.join(dir, "in.map"), sourceMap);
-    ({ stdout: text } = await run(process.execPath, [wasmDis, path.join(dir, "in.wasm"), "-sm", path.join(dir, "in.map"), "--enable-bulk-memory", "--enable-mutable-globals", "--enable-sign-ext", "--enable-nontrapping-float-to-int"], { maxBuffer: 1 << 28 }));
+    ({ stdout: text } = await run(process.execPath, [...TOOL_NODE_FLAGS, wasmDis, path.join(dir, "in.wasm"), "-sm", path.join(dir, "in.map"), "--enable-bulk-memory", "--enable-mutable-globals", "--enable-sign-ext", "--enable-nontrapping-float-to-int"], { maxBuffer: 1 << 28 }));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
