@@ -47,7 +47,7 @@ export const buildSuite: Suite = {
   notes: [
     "edit -> result: a comment appended to the kernel file of a running `gpsimd watch run` (child process), timed from the write to the watch's verdict line (a rebuild and one call of 64 x 256 box pairs, multicore).",
     "floor: g++ -std=c++14 -O2 -c of the same giou.cpp and shape.cpp against gpsimd's headers with = delete(\"...\") reduced to = delete, timed in the same rounds.",
-    "cold: `gpsimd run` of the C++ files in a new process with an empty cache folder (the device runtime and precompiled headers are made first). cached: custom_op.load of the up-to-date library, in this process.",
+    "cold: `gpsimd run` of the C++ files in a new process with an empty cache folder (the device runtime is compiled first). cached: custom_op.load of the up-to-date library, in this process.",
     "Every figure comes with the 1-minute load average when it was taken (2 vCPUs shared with other work).",
   ],
   // Everything is measured here, in setup: the suite has no workloads for the harness to time (its runs are processes).

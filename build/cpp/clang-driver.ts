@@ -6,7 +6,7 @@ import { readdirSync, statSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { clang, type FileTree } from "./toolchain.js";
 import { headersUnder, splitIncludeFlags } from "./user-headers.js";
-import { precompiledHeader, forgetPrecompiledHeader, unitTakesPch, withPch as addPch, PCH_FILE } from "./header-pch.js";
+import { readyPrecompiledHeader, prepareHeadersInBackground, forgetPrecompiledHeader, unitTakesPch, withPch as addPch, PCH_FILE } from "./header-pch.js";
 import { timeStageAsync } from "../build-stages.js";
 
 /** gpsimd's C++ headers (include/ of this package), found upwards from this file (build/cpp or dist/build/cpp). */
@@ -102,7 +102,8 @@ export async function compileCpp(files: string[], texts: Map<string, string>, ex
   const flags = [...COMPILE_FLAGS, ...fileMaps, ...headerMaps, ...includeDirs.map((_, k) => `-Iinc/${k}`), ...otherFlags.filter((f) => PASSED_FLAG.test(f))];
   const objectOf = (n: string) => path.basename(n).replace(/\.[^.]+$/, ".o");
   // Every unit starts from gpsimd's precompiled headers when each of them may (header-pch.ts), else none does.
-  const pch = [...files.map((f) => texts.get(f)!), exportsUnit].every(unitTakesPch) ? await precompiledHeader(pchFlags, { include: includeTree }, includeTexts) : null;
+  const takesPch = [...files.map((f) => texts.get(f)!), exportsUnit].every(unitTakesPch);
+  const pch = takesPch ? readyPrecompiledHeader(pchFlags, includeTexts) : null;
   const compileAll = async (withPch: boolean): Promise<FileTree> => {
     const objects: FileTree = {};
     const usePch = withPch ? ["-include-pch", PCH_FILE] : [];
@@ -126,6 +127,8 @@ export async function compileCpp(files: string[], texts: Map<string, string>, ex
       stderr = "";
       objects = await timeStageAsync("compile kernel", () => compileAll(false));
     }
+    // Parsed the headers itself: the precompiled ones are made meanwhile, for the next build (header-pch.ts).
+    if (takesPch && !pch) prepareHeadersInBackground(pchFlags, { include: includeTree! }, includeTexts);
   } catch (e) {
     const messages = diagnostics(stderr, real);
     return { messages: messages.length ? messages : [stderr.trim() || String(e)] };

@@ -19,7 +19,6 @@ import path from "node:path";
 import { cacheDir } from "../paths.js";
 import { makeDirectory } from "../make-directory.js";
 import { clang, type FileTree } from "./toolchain.js";
-import { timeStageAsync } from "../build-stages.js";
 
 /** The header every precompiled header holds. */
 export const PCH_HEADER = "torch/torch.h";
@@ -47,20 +46,50 @@ export function unitTakesPch(text: string): boolean {
   return false;
 }
 
-const inMemory = new Map<string, Promise<Uint8Array | null>>();
+/** Made (bytes), or being made (the promise): by key. */
+const inMemory = new Map<string, Uint8Array | Promise<Uint8Array | null>>();
 
 /**
- * The precompiled <torch/torch.h> for these clang flags (without input or output files), the headers placed in
- * `tree` as the compile will see them: from memory, the cache folder, or made now; null when clang cannot make one.
+ * The precompiled <torch/torch.h> for these clang flags (without input or output files), if it is ready: from memory
+ * or the cache folder. Otherwise null, and it is made in the background (headersPrepared): a build never waits for
+ * it. Making it costs about one parse of the headers, as much as the compile it would save in a process that builds
+ * once and exits; a compile that has to parse them itself starts it, so that the next build (in `gpsimd watch`, the
+ * next save; in a new process, from the cache folder) starts from it.
  */
-export function precompiledHeader(flags: string[], tree: FileTree, headerTexts: Iterable<[string, string]>): Promise<Uint8Array | null> {
+export function readyPrecompiledHeader(flags: string[], headerTexts: Iterable<[string, string]>): Uint8Array | null {
   const key = pchKey(flags, headerTexts);
-  let pch = inMemory.get(key);
-  if (!pch) {
-    pch = loadOrMake(key, flags, tree);
-    inMemory.set(key, pch);
+  const known = inMemory.get(key);
+  if (known instanceof Uint8Array) return known;
+  if (known) return null; // being made
+  try {
+    const stored = new Uint8Array(readFileSync(pchFile(key)));
+    inMemory.set(key, stored);
+    return stored;
+  } catch {
+    return null;
   }
-  return pch;
+}
+
+/**
+ * Starts making the precompiled header for these flags (the headers placed in `tree` as the compile sees them) unless
+ * it is ready or being made; it goes to memory and the cache folder. Call it after the compile that lacked it: it
+ * runs on this thread between the build's other steps (the link, and the post-link tools, which are processes).
+ */
+export function prepareHeadersInBackground(flags: string[], tree: FileTree, headerTexts: Iterable<[string, string]>): void {
+  const key = pchKey(flags, headerTexts);
+  if (inMemory.has(key)) return;
+  const making = (async () => {
+    await new Promise((resolve) => setImmediate(resolve)); // after the compile that asked has handed on its objects
+    const made = await makePch(flags, tree);
+    if (made) {
+      storePch(pchFile(key), made);
+      inMemory.set(key, made);
+    } else {
+      inMemory.delete(key); // clang could not: try again next time
+    }
+    return made;
+  })();
+  inMemory.set(key, making);
 }
 
 /** Forgets an in-memory header clang refused (its texts or flags no longer match): the next build makes it again. */
@@ -78,16 +107,6 @@ function pchKey(flags: string[], headerTexts: Iterable<[string, string]>): strin
 
 function pchFile(key: string): string {
   return path.join(cacheDir(), "cpp-pch", `${key}.pch`);
-}
-
-async function loadOrMake(key: string, flags: string[], tree: FileTree): Promise<Uint8Array | null> {
-  const file = pchFile(key);
-  try {
-    return new Uint8Array(readFileSync(file));
-  } catch { /* not cached yet */ }
-  const made = await timeStageAsync("precompile gpsimd's headers (once per flags, cached)", () => makePch(flags, tree));
-  if (made) storePch(file, made);
-  return made;
 }
 
 async function makePch(flags: string[], tree: FileTree): Promise<Uint8Array | null> {
@@ -127,4 +146,9 @@ function compilerVersion(): string {
     }
   } catch { /* not installed: no compile will ask */ }
   return (version = "unknown");
+}
+
+/** Resolves when no precompiled header is being made (tests, and a caller that wants the next build to find them). */
+export async function precompiledHeadersSettled(): Promise<void> {
+  await Promise.all([...inMemory.values()].filter((v): v is Promise<Uint8Array | null> => v instanceof Promise));
 }

@@ -10,7 +10,7 @@ import { CPP_INCLUDE_DIR } from "./clang-driver.js";
 import { clang, MissingCompilerError, type FileTree } from "./toolchain.js";
 import { HEADER_FILE, headersUnder, splitIncludeFlags } from "./user-headers.js";
 import { stoppableShapeModule } from "./shape-polls.js";
-import { precompiledHeader, forgetPrecompiledHeader, unitTakesPch, withPch as addPch, PCH_FILE } from "./header-pch.js";
+import { readyPrecompiledHeader, prepareHeadersInBackground, forgetPrecompiledHeader, unitTakesPch, withPch as addPch, PCH_FILE } from "./header-pch.js";
 import { timeStageAsync } from "../build-stages.js";
 
 /** The clang flags of shape modules: C++14 as on the device, no libc, the host answers the imports. */
@@ -79,7 +79,8 @@ export async function compileCppShapes(sources: string[], extraCflags: string[])
   const flags = shapeFlags(extraCflags);
   // gpsimd's headers precompiled (header-pch.ts) when every shape source may start from them; the link flags are the link's.
   const pchFlags = flags.filter((f) => !f.startsWith("-Wl,"));
-  const pch = sources.every((f) => unitTakesPch(texts.get(f)!)) ? await precompiledHeader(pchFlags, tree, headerTexts) : null;
+  const takesPch = sources.every((f) => unitTakesPch(texts.get(f)!));
+  const pch = takesPch ? readyPrecompiledHeader(pchFlags, headerTexts) : null;
   const compile = (withPch: boolean) => run(["clang++", ...flags, ...(withPch ? ["-include-pch", PCH_FILE] : []), ...sources, "-o", out], withPch ? addPch(tree, pch!) : tree, {
     stderr: (bytes: Uint8Array | null) => { if (bytes) stderr += decoder.decode(bytes, { stream: true }); },
   });
@@ -94,6 +95,8 @@ export async function compileCppShapes(sources: string[], extraCflags: string[])
       stderr = "";
       files = await timeStageAsync("compile shape function", () => compile(false));
     }
+    // Parsed the headers itself: the precompiled ones are made meanwhile, for the next build (header-pch.ts).
+    if (takesPch && !pch) prepareHeadersInBackground(pchFlags, tree, headerTexts);
     const wasm = (files as Tree)[out];
     if (!(wasm instanceof Uint8Array)) return { messages: [stderr.trim() || "clang produced no shape module"] };
     // Stoppable, with its lines (shape-polls.ts): shape code runs on the calling thread.
