@@ -6,6 +6,7 @@
 // debug, sanitize), the file kernel authors' own asconfig.json extends; only
 // what differs per build (addresses, constants, passes) is given here.
 import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import asc from "assemblyscript/asc";
 import type { Transform } from "assemblyscript/transform";
@@ -88,10 +89,15 @@ let runtimeSource: string | null = null;
  */
 const kernelLibraryTexts = new Map<string, string>();
 
-async function readSource(file: string): Promise<string> {
-  if (!file.startsWith(ASSEMBLY_DIR + path.sep)) return readFile(file, "utf8");
+/**
+ * A source's text, read synchronously: asc asks for several hundred paths per compile (each `~lib/` import is looked
+ * for in every node_modules folder above the kernel before gpsimd's), most of them missing, and on a busy machine
+ * each asynchronous read waited for a thread of libuv's pool. This runs on a compiler thread, never the caller's.
+ */
+function readSource(file: string): string {
+  if (!file.startsWith(ASSEMBLY_DIR + path.sep)) return readFileSync(file, "utf8");
   let text = kernelLibraryTexts.get(file);
-  if (text === undefined) kernelLibraryTexts.set(file, text = await readFile(file, "utf8"));
+  if (text === undefined) kernelLibraryTexts.set(file, text = readFileSync(file, "utf8"));
   return text;
 }
 
@@ -127,7 +133,7 @@ export async function compileOnce(input: AscInput): Promise<AscOutput> {
         const resolved = resolveVirtual(path.resolve(baseDir, file));
         if (resolved === VIRTUAL_ENTRY) return ENTRY_SOURCE;
         try {
-          const source = input.sourceCache?.get(resolved) ?? await readSource(resolved);
+          const source = input.sourceCache?.get(resolved) ?? readSource(resolved);
           input.sourceCache?.set(resolved, source);
           sourceTexts.set(resolved, source);
           if (!resolved.startsWith(ASSEMBLY_DIR)) files.add(resolved);

@@ -42,7 +42,6 @@ function secondThread(): Worker | null {
   } catch {
     return null;
   }
-  worker.unref();
   const gone = () => {
     worker = null;
     for (const resolve of waiting.values()) resolve(null);
@@ -51,12 +50,16 @@ function secondThread(): Worker | null {
   worker.on("message", (answer: SecondBuildAnswer) => {
     const resolve = waiting.get(answer.id);
     waiting.delete(answer.id);
+    if (waiting.size === 0) worker?.unref();
     // After an abort of Binaryen its state on that thread is undefined: the next build gets a new thread.
     if (answer.failure && /^(RuntimeError: )?Aborted\(/.test(answer.failure)) void stopSecondThread();
     resolve?.(answer);
   });
   worker.on("error", gone);
   worker.on("exit", gone);
+  // Idle, the thread keeps no process up; while a build waits for it, it does (startSecondBuild), or a process whose
+  // only work is that build would end with the build unfinished. After the listeners: adding one refs it again.
+  worker.unref();
   return worker;
 }
 
@@ -70,6 +73,7 @@ export function startSecondBuild(settings: KernelCompileSettings, memoryBase: nu
   const id = nextId++;
   return new Promise((resolve) => {
     waiting.set(id, resolve);
+    thread.ref();
     thread.postMessage({ id, settings, memoryBase } satisfies SecondBuildJob);
   });
 }

@@ -8,6 +8,7 @@ import { takeBuildStages } from "../dist/build/build-stages.js";
 import { encodeLibrary } from "../dist/host/library/library-file.js";
 import { sameTexts, stopSecondThread } from "../dist/build/second-build.js";
 import { REPO } from "./helpers.js";
+import { spawnSync } from "node:child_process";
 
 const giou = (file: string) => path.join(REPO, "ops", "giou", file);
 const REQUEST: BuildRequest = {
@@ -54,6 +55,17 @@ describe("builds A and B on two threads", () => {
     const o0 = await build({ ...REQUEST, optimizeLevel: 0 }, true);
     expect(Buffer.from(o3.bytes).equals(Buffer.from(o0.bytes))).toBe(false);
   }, 600_000);
+});
+
+describe("the second thread in a process", () => {
+  it("a process whose only work is one build finishes it and then exits: the waiting build keeps it up, the idle thread does not", () => {
+    const script = `import { buildLibrary } from ${JSON.stringify(path.join(REPO, "dist", "build", "compile.js"))};
+const parts = await buildLibrary(${JSON.stringify(REQUEST)});
+console.log("messages" in parts ? parts.messages.join("\\n") : "built " + parts.wasm.length);`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 300_000 });
+    expect(run.status, run.stderr).toBe(0); // 13 when the process ended with the build unfinished; null when it never ended
+    expect(run.stdout).toMatch(/^built \d+\n$/);
+  }, 320_000);
 });
 
 describe("sameTexts", () => {
