@@ -41,11 +41,15 @@ function callSlots(body: number): Slot[] {
 /**
  * Puts the code `after()` makes after every call in func's body (calls inside a call's operands come first, as they
  * run first); returns the new body. Calls of an unreachable type (their operands never finish) are left. `added` is
- * given each wrapper with the call it holds (to give the added code a source place).
+ * given each wrapper with the call it holds (to give the added code a source place); a call `keeps` says true of is
+ * left as it is.
  */
-export function afterEachCall(module: binaryen.Module, func: number, body: number, after: () => number, added?: (wrapper: number, call: number) => void): number {
+export function afterEachCall(
+  module: binaryen.Module, func: number, body: number, after: () => number, added?: (wrapper: number, call: number) => void, keeps?: (call: number) => boolean,
+): number {
   const addVar = (binaryen as unknown as { _BinaryenFunctionAddVar(f: number, t: number): number })._BinaryenFunctionAddVar;
   for (const slot of callSlots(body)) {
+    if (keeps?.(slot.call)) continue;
     const type = binaryen.getExpressionType(slot.call);
     if (type === binaryen.unreachable) continue;
     let wrapped: number;

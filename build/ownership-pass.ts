@@ -31,6 +31,7 @@ import { walkExpressions } from "./binaryen-walk.js";
 import { afterEachCall } from "./ownership-calls.js";
 import { OWN_GLOBALS, OWN_FUNCTIONS, CHECK_SOURCE } from "./ownership-names.js";
 import { TCM_SHADOW_DELTA } from "../host/device/layout.js";
+import { SANITIZE_MODULE } from "../host/checks/sanitizer-fast-path.js";
 
 /** Where the runtime's globals and functions are: in this module (exported by the virtual entry), or imported from `importFrom`. */
 export interface OwnershipOptions {
@@ -179,7 +180,15 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
     let body = binaryen.getFunctionInfo(func).body;
     if (windows.size) {
       const drop = () => tag(module.block(null, [...windows.values()].flatMap((w) => [w.cap, ...(w.hull >= 0 ? [w.hull] : [])]).map((l) => module.local.set(l, c(0)))), []);
-      body = afterEachCall(module, func, body, drop, (wrapper, call) => { tag(wrapper, [call]); });
+      // The sanitizer's checks (imports of its module, build/sanitize-pass.ts) change no TCM: their calls keep the
+      // windows, and stay as they are (a sanitize error names the place of its call).
+      const sanitizeCheck = (call: number) => {
+        const info = binaryen.getExpressionInfo(call) as unknown as { id: number; target?: string };
+        if (info.id !== binaryen.CallId || !info.target) return false;
+        const callee = module.getFunction(info.target);
+        return callee !== 0 && binaryen.getFunctionInfo(callee).module === SANITIZE_MODULE;
+      };
+      body = afterEachCall(module, func, body, drop, (wrapper, call) => { tag(wrapper, [call]); }, sanitizeCheck);
     }
 
     /** The written-map marking of an n-byte store at ptr + offset. */
