@@ -33,6 +33,7 @@ import { hostStubModules } from "./host-stubs.js";
 import { kernelStaticEnd, reserveStaticData } from "./static-image.js";
 import { cflagConstants } from "../cflags.js";
 import { clang } from "./toolchain.js";
+import { startWantedHeaders } from "./header-pch.js";
 import { timeStage, timeStageAsync } from "../build-stages.js";
 import type { RelocatableModule } from "../relocate.js";
 import type { KernelSignature } from "../signatures.js";
@@ -50,8 +51,19 @@ export interface CppBuild {
   millis: { runtime: number; compile: number; link: number; merge: number };
 }
 
-/** Builds the C++ compute sources; returns messages (file:line:column: error: ...) on failure. */
+/**
+ * Builds the C++ compute sources; returns messages (file:line:column: error: ...) on failure. gpsimd's precompiled
+ * headers that this build's compiles (and the shape function's, compiled before it) lacked are made after it.
+ */
 export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string[]; sanitize: boolean }): Promise<CppBuild | { messages: string[] }> {
+  try {
+    return await buildCppModule(req);
+  } finally {
+    startWantedHeaders();
+  }
+}
+
+async function buildCppModule(req: { computeSrcs: string[]; extraCflags: string[]; sanitize: boolean }): Promise<CppBuild | { messages: string[] }> {
   const texts = new Map<string, string>();
   const kernels: CppKernel[] = [];
   const messages: string[] = [];

@@ -70,16 +70,17 @@ export function readyPrecompiledHeader(flags: string[], headerTexts: Iterable<[s
   }
 }
 
+/** Headers a compile lacked, to be made once the build is handed back (startWantedHeaders): by key. */
+const wanted = new Map<string, () => Promise<Uint8Array | null>>();
+
 /**
- * Starts making the precompiled header for these flags (the headers placed in `tree` as the compile sees them) unless
- * it is ready or being made; it goes to memory and the cache folder. Call it after the compile that lacked it: it
- * runs on this thread between the build's other steps (the link, and the post-link tools, which are processes).
+ * Asks for the precompiled header for these flags (the headers placed in `tree` as the compile sees them) to be made
+ * after this build, unless it is ready or being made: see startWantedHeaders.
  */
 export function prepareHeadersInBackground(flags: string[], tree: FileTree, headerTexts: Iterable<[string, string]>): void {
   const key = pchKey(flags, headerTexts);
-  if (inMemory.has(key)) return;
-  const making = (async () => {
-    await new Promise((resolve) => setImmediate(resolve)); // after the compile that asked has handed on its objects
+  if (inMemory.has(key) || wanted.has(key)) return;
+  wanted.set(key, async () => {
     const made = await makePch(flags, tree);
     if (made) {
       storePch(pchFile(key), made);
@@ -88,8 +89,20 @@ export function prepareHeadersInBackground(flags: string[], tree: FileTree, head
       inMemory.delete(key); // clang could not: try again next time
     }
     return made;
-  })();
-  inMemory.set(key, making);
+  });
+}
+
+/**
+ * Makes the headers asked for during a build, starting `delayMs` after the build ends: clang runs on the compiler
+ * thread, so made during the build they would hold up its own steps (the answers of its tool processes wait for
+ * the thread); after it, they use the time until the next build (in `gpsimd watch`, until the next save). A process
+ * that exits first loses only the work.
+ */
+export function startWantedHeaders(delayMs = 100): void {
+  for (const [key, make] of wanted) {
+    inMemory.set(key, new Promise<void>((resolve) => setTimeout(resolve, delayMs).unref()).then(make));
+  }
+  wanted.clear();
 }
 
 /** Forgets an in-memory header clang refused (its texts or flags no longer match): the next build makes it again. */
