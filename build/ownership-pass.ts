@@ -19,8 +19,9 @@
 // block (tcm_free, tcm_malloc, which clear the maps over the block they free or hand out) or begin a new launch (which
 // clears the maps, and runs the function anew: its locals start at 0, cap 0 is an empty window). The kernel's own
 // stores only ever set written-map bytes, so a run of written bytes stays written across them; its bulk stores go
-// through the runtime but only mark. So every window is dropped (cap = 0) after each call or call_indirect the
-// function makes (build/ownership-calls.ts), and nowhere else.
+// through the runtime but only mark. So every window in the TCM arena is dropped (cap = 0) after each call or
+// call_indirect the function makes (build/ownership-calls.ts), and nowhere else; a window outside the arena (memory
+// where loads are not checked; a range the call owns until it ends) stays true across calls.
 // memory.copy and memory.fill / memory.init call the runtime (gpsimd_own_copy, gpsimd_own_store) with their operands,
 // evaluated once, in order. Atomic read-modify-writes count as stores; atomic wait and notify touch nothing the kernel
 // reads as data. The written-map of TCM byte a is the byte a + TCM_SHADOW_DELTA, so a store marks it at the store's
@@ -176,10 +177,16 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
       window.reach = Math.max(window.reach, Math.max(...offsets) - Math.min(...offsets));
       if (window.hull < 0) window.hull = local();
     }
-    // Windows start invalid (cap 0: a local's initial value) and are dropped after every call the function makes.
+    // Windows start invalid (cap 0: a local's initial value); those in the TCM arena are dropped after every call.
     let body = binaryen.getFunctionInfo(func).body;
     if (windows.size) {
-      const drop = () => tag(module.block(null, [...windows.values()].flatMap((w) => [w.cap, ...(w.hull >= 0 ? [w.hull] : [])]).map((l) => module.local.set(l, c(0)))), []);
+      // Only a window in the TCM arena can turn false (the slow path's windows lie wholly inside it or wholly outside:
+      // outside, a load window is memory where loads are not checked, a store window a range the call owns until it
+      // ends), so only those are dropped: a loop calling the kernel library (an accessor's read and write) keeps its
+      // other windows instead of taking the slow path after every call.
+      const inArena = (w: Window) => module.i32.lt_u(module.i32.sub(module.local.get(w.lo, i32), global("tcmLo")), global("tcmSpan"));
+      const drop = () => tag(module.block(null, [...windows.values()].map((w) =>
+        module.if(inArena(w), module.block(null, [w.cap, ...(w.hull >= 0 ? [w.hull] : [])].map((l) => module.local.set(l, c(0))))))), []);
       // The sanitizer's checks (imports of its module, build/sanitize-pass.ts) change no TCM: their calls keep the
       // windows, and stay as they are (a sanitize error names the place of its call).
       const sanitizeCheck = (call: number) => {
