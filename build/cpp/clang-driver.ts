@@ -121,9 +121,12 @@ export async function compileCpp(files: string[], texts: Map<string, string>, ex
     try {
       objects = await timeStageAsync(pch ? "compile kernel (from precompiled headers)" : "compile kernel", () => compileAll(pch !== null));
     } catch (e) {
-      // clang refused the precompiled header itself (made by another compiler or from other texts): without it.
-      if (!pch || !/precompiled header|PCH file|\.pch/i.test(stderr)) throw e;
-      forgetPrecompiledHeader(pchFlags, includeTexts);
+      // clang refused the precompiled header itself (made by another compiler or from other texts): without it. Or it
+      // ran out of room opening a header the precompiled one does not hold (a unit including <deque> after it; the
+      // header stays good for other units): without it too.
+      const refused = /precompiled header|PCH file|\.pch/i.test(stderr), outOfRoom = /cannot open file .*: Out of memory/.test(stderr);
+      if (!pch || !(refused || outOfRoom)) throw e;
+      if (refused) forgetPrecompiledHeader(pchFlags, includeTexts);
       stderr = "";
       objects = await timeStageAsync("compile kernel", () => compileAll(false));
     }
