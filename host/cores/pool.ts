@@ -8,7 +8,7 @@
 import { threadOptions } from "./thread-options.js";
 import { Worker, MessageChannel, type MessagePort } from "node:worker_threads";
 import { hbm } from "../device/hbm.js";
-import { coreRegion, printfQueueBytes, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
+import { coreRegion, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
 import { prepareCore, type LaunchDescriptors } from "./descriptors.js";
 import { KernelTimeoutError, WorkerCrashError } from "../checks/errors.js";
 import type { Library, Operator, Traced } from "../library/library.js";
@@ -278,8 +278,7 @@ export class Pool {
     const cores = lib.cores;
     this.ensureThreads(workers);
     const heap = lib.manifest.heapBytes || DEFAULT_HEAP_BYTES;
-    const printfBytes = printfQueueBytes(); // the environment is read once per launch, not per core
-    const contexts = Array.from({ length: cores }, (_, k) => coreRegion(k, heap, printfBytes).ctx); // may grow device memory
+    const contexts = Array.from({ length: cores }, (_, k) => coreRegion(k, heap, lib.printfBytes).ctx); // may grow device memory
     const words = hbm().words();
     contexts.forEach((ctx, k) => {
       Atomics.store(this.control, C_CONTEXTS + k, ctx);

@@ -62,7 +62,7 @@ const byContext = new Map<number, CoreRegion>();
  * it for every launch: a kernel can overwrite those fields (its TCM base, heap bounds, printf
  * ring, stop word) and would otherwise steer later launches of any library into other tensors.
  */
-export function coreRegion(id: number, heapBytes: number, printfBytes = printfQueueBytes()): CoreRegion {
+export function coreRegion(id: number, heapBytes: number, printfBytes: number): CoreRegion {
   const have = regions.get(id);
   if (have && have.heapBytes >= heapBytes && have.printfBytes === printfBytes) {
     writeTrustedFields(have);

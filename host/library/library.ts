@@ -9,7 +9,7 @@ import { hbm } from "../device/hbm.js";
 import { Tensor, checkDeviceLimits, tensorShape } from "../device/tensor.js";
 import { withShapeContext } from "../device/shape-context.js";
 import { checkArguments, shapeArguments, type CheckedArguments } from "./arguments.js";
-import { coreRegion, regionAt, HOST_CORE, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
+import { coreRegion, regionAt, printfQueueBytes, HOST_CORE, DEFAULT_HEAP_BYTES } from "../device/core-regions.js";
 import { prepareCore, verifyDescriptors, returnedData, type LaunchDescriptors, type ReturnedData } from "../cores/descriptors.js";
 import { describeDescriptor } from "../checks/describe.js";
 import { KernelInstance, readRing, writeLogCount, type CoreSite } from "../cores/kernel-instance.js";
@@ -80,6 +80,11 @@ export function placeModule(parts: LibraryParts): PlacedModule {
 export class Library {
   /** Operators by name. */
   readonly ops = new Map<string, Operator>();
+  /**
+   * Each core's printf ring size, from NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES as it is when the library loads (the
+   * Neuron runtime reads it once, when it starts). Read per call, the variable cost a getenv in every launch.
+   */
+  readonly printfBytes = printfQueueBytes();
   private settings: ResolvedRuntime;
   private hostInstance: KernelInstance | null = null;
   private unloaded = false;
@@ -250,7 +255,7 @@ export class Library {
 
   /** Runs a single-core kernel on this thread, as core 0; returns its trace when the call is traced. */
   private runOnHost(op: Operator, checked: CheckedArguments, out: Tensor): Traced | undefined {
-    const region = coreRegion(HOST_CORE, this.manifest.heapBytes || DEFAULT_HEAP_BYTES);
+    const region = coreRegion(HOST_CORE, this.manifest.heapBytes || DEFAULT_HEAP_BYTES, this.printfBytes);
     const view = hbm().view();
     const flags = this.flags();
     const launch = prepareCore(region.ctx, 0, 1, flags, checked.tensors, out);

@@ -1,6 +1,8 @@
 // Kernel printf: shown after the operator under a header naming the operator
 // and the core, C formatting, a ring of NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES
-// that keeps the newest text, 0 disabling it, and invalid sizes rejected.
+// that keeps the newest text, 0 disabling it, and invalid sizes rejected. The
+// variable is read when a library loads (as the Neuron runtime reads it when
+// it starts), so each case sets it and then reloads the library.
 import { describe, it, expect, beforeAll, afterAll, afterEach } from "vitest";
 import { ops, tensor, OptionError, type Library } from "gpsimd";
 import { loadFixture, captureOutput, expectGpsimdError, values } from "../helpers.js";
@@ -23,13 +25,21 @@ describe("printf", () => {
   const x = tensor([1, 2, 3]);
   const saved = process.env[ENV];
 
-  beforeAll(() => {
-    lib = loadFixture({ group: "errors", name: LIB, compute: ["printf.ts"], shape: ["register-printf.ts", "shape.ts"] });
-  });
+  const load = () => loadFixture({ group: "errors", name: LIB, compute: ["printf.ts"], shape: ["register-printf.ts", "shape.ts"] });
+  /** Sets the ring size and reloads the library, which reads it. */
+  function reloadWithRing(bytes: string): void {
+    process.env[ENV] = bytes;
+    lib.unload();
+    lib = load();
+  }
+
+  beforeAll(() => { lib = load(); });
   afterAll(() => lib.unload());
   afterEach(() => {
     if (saved === undefined) delete process.env[ENV];
     else process.env[ENV] = saved;
+    lib.unload(); // a no-op when the case unloaded it already
+    lib = load();
   });
 
   it("the text comes after the operator, in one block under a header naming the operator and the core", () => {
@@ -46,8 +56,14 @@ describe("printf", () => {
     expect(out.printf.map((block) => block.replace(header("lines"), ""))).toEqual([linesText(2), linesText(3)]);
   });
 
-  it("a full ring keeps the newest bytes and says how many were overwritten", () => {
+  it("the size in force is the one the library loaded with: a later change of the variable waits for the next load", () => {
     process.env[ENV] = "64";
+    const out = captureOutput(() => ops[LIB].lines(x, 12));
+    expect(out.printf[0].replace(header("lines"), "")).toBe(linesText(12));
+  });
+
+  it("a full ring keeps the newest bytes and says how many were overwritten", () => {
+    reloadWithRing("64");
     const full = linesText(12); // 70 bytes into a 64-byte ring
     const out = captureOutput(() => ops[LIB].lines(x, 12));
     expect(out.printf).toHaveLength(1);
@@ -56,20 +72,22 @@ describe("printf", () => {
   });
 
   it("a ring of 0 bytes disables printf", () => {
-    process.env[ENV] = "0";
+    reloadWithRing("0");
     const out = captureOutput(() => ops[LIB].lines(x, 5));
     expect(values(out.result)).toEqual([0]);
     expect(out.printf).toEqual([]);
   });
 
-  it("a size that is not a power of two, or above 128 KB, is an OptionError naming the variable; a valid one then works", () => {
+  it("a size that is not a power of two, or above 128 KB, is an OptionError naming the variable when the library loads; a valid one then works", () => {
+    lib.unload();
     for (const bad of ["100", "262144", "lots"]) {
       process.env[ENV] = bad;
-      expectGpsimdError(() => ops[LIB].lines(x, 1), OptionError, "E_OPTION", [
+      expectGpsimdError(load, OptionError, "E_OPTION", [
         `${ENV}=${bad}: expected a power of two no larger than 131072 (128 KB), or 0 to disable printf`,
       ]);
     }
     process.env[ENV] = "128";
+    lib = load();
     const out = captureOutput(() => ops[LIB].lines(x, 2));
     expect(out.printf.map((block) => block.replace(header("lines"), ""))).toEqual([linesText(2)]);
   });
