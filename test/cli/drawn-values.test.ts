@@ -22,7 +22,7 @@ describe("kept input values", () => {
     keepDrawnValues(true);
     const first = randomTensor([8], kFloat, { kind: "normal", seed: 7 });
     const before = Array.from(first.data() as Float32Array);
-    first.storageView().fill(0); // a kernel writing its input in place
+    (first.storageView() as Float32Array).fill(0); // a kernel writing its input in place
     expect(Array.from(randomTensor([8], kFloat, { kind: "normal", seed: 7 }).data() as Float32Array)).toEqual(before);
   });
 });

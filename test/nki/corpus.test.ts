@@ -53,7 +53,7 @@ function argValue(a: Arg, prog: Program): unknown {
   if (a.dtype !== undefined) return NKI_DTYPES.get(a.dtype);
   if (a.numpy !== undefined) {
     // A numpy function passed as an operator (np.greater_equal): the kernel file's own numpy module's.
-    const np = prog.globals.attrs.get("np") as { getAttr(n: string): unknown };
+    const np = prog.globals.attrs.get("np") as unknown as { getAttr(n: string): unknown };
     return np.getAttr(a.numpy);
   }
   if (a.int !== undefined) return a.int;

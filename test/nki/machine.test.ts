@@ -117,10 +117,10 @@ describe("broadcasting and masks", () => {
   test("(i_p < 100) & (i_f >= 2) is the box [0, 100) x [2, 512)", () => {
     const ip = arange(128).getItem(t(s(null, null), null), ctx) as IndexExpr;
     const jf = arange(512).getItem(t(null, s(null, null)), ctx) as IndexExpr;
-    const m = (ip.compare("<", 100, false, ctx) as MaskExpr).binary("&", jf.compare(">=", 2, false, ctx), false, ctx) as MaskExpr;
+    const m = (ip.compare("<", 100, false, ctx) as MaskExpr).binary("&", jf.compare(">=", 2, false, ctx) as MaskExpr, false, ctx) as MaskExpr;
     expect(maskBox(m, [128, 512], ctx)).toEqual({ lo: [0, 2], hi: [100, 512] });
     // 64 + i_p <= 127 (an offset on the left), and a reflected comparison 10 > i_f.
-    const m2 = ((ip.binary("+", 64, true, ctx) as IndexExpr).compare("<=", 127, false, ctx) as MaskExpr).binary("&", jf.compare(">", 10, true, ctx), false, ctx) as MaskExpr;
+    const m2 = ((ip.binary("+", 64, true, ctx) as IndexExpr).compare("<=", 127, false, ctx) as MaskExpr).binary("&", jf.compare(">", 10, true, ctx) as MaskExpr, false, ctx) as MaskExpr;
     expect(maskBox(m2, [128, 512], ctx)).toEqual({ lo: [0, 0], hi: [64, 10] });
   });
 

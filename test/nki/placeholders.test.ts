@@ -1,7 +1,7 @@
 // Host-side framework packages (torch, jax) import as placeholders: module-level code that uses
 // them runs, as a published kernel file's host code does, but a kernel that uses one is refused.
 import { describe, expect, it } from "vitest";
-import { nki, randn } from "../../dist/host/index.js";
+import { nki, randn, type Tensor } from "../../dist/host/index.js";
 
 const SOURCE = `import torch
 import torch.nn.functional as F
@@ -30,7 +30,7 @@ describe("framework placeholders", () => {
   it("a file importing torch and jax loads and its kernels run", () => {
     const k = nki.loadSource(SOURCE, { file: "placeholders.py", kernel: "copy_kernel" });
     const x = randn([128, 64]);
-    expect(Array.from(k(x).data() as Float32Array)).toEqual(Array.from(x.data() as Float32Array));
+    expect(Array.from((k(x) as Tensor).data() as Float32Array)).toEqual(Array.from(x.data() as Float32Array));
   });
 
   it("using torch inside a kernel is an error at its line, and module-level use stays allowed afterwards", () => {
