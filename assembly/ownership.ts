@@ -128,6 +128,30 @@ function fill_ones(p: usize, n: usize): void {
   for (; p < end; p++) store<u8>(p, 1);
 }
 
+// Two ranges of TCM bytes known written in this generation (own_mark marked them, or own_read_range found them
+// written): a kernel copies chunk after chunk into the same one or two buffers and reads them back whole, so after
+// the first chunk a copy in need not mark its 64 summary bytes again, nor a helper's read scan them; two compares
+// instead. Like the slow path's windows below, they hold until a byte becomes unwritten (own_mark(false), own_enter:
+// a new generation). A range that meets one of them joins it; else it replaces the older.
+let known_lo0: usize = 0, known_hi0: usize = 0, known_gen0: u32 = 0;
+let known_lo1: usize = 0, known_hi1: usize = 0, known_gen1: u32 = 0;
+let known_next: i32 = 0;
+
+/** True when every TCM byte of [from, to) is known written (one of the two ranges of this generation holds it). */
+// @ts-ignore: decorator
+@inline function known_written(from: usize, to: usize): bool {
+  return (known_gen0 == generation && from >= known_lo0 && to <= known_hi0) || (known_gen1 == generation && from >= known_lo1 && to <= known_hi1);
+}
+
+/** Notes that the TCM bytes of [from, to) are written (see known_written). */
+function remember_written(from: usize, to: usize): void {
+  if (known_gen0 == generation && from <= known_hi0 && to >= known_lo0) { known_lo0 = min(from, known_lo0); known_hi0 = max(to, known_hi0); return; }
+  if (known_gen1 == generation && from <= known_hi1 && to >= known_lo1) { known_lo1 = min(from, known_lo1); known_hi1 = max(to, known_hi1); return; }
+  if (known_next == 0) { known_lo0 = from; known_hi0 = to; known_gen0 = generation; }
+  else { known_lo1 = from; known_hi1 = to; known_gen1 = generation; }
+  known_next ^= 1;
+}
+
 /**
  * Marks the TCM bytes of [p, p + n) written (a copy into TCM, a kernel's memory.fill) or unwritten (tcm_malloc and
  * tcm_free, over a block's footprint). Written: the granules it covers whole go into the summary, the edges into the
@@ -143,6 +167,7 @@ export function own_mark(p: usize, n: usize, written_: bool): void {
   const first = lo + ((from - lo + G - 1) & ~(G - 1)); // the first granule start at or after from
   const last = lo + ((to - lo) & ~(G - 1));           // the last granule start at or before to
   if (written_) {
+    if (known_written(from, to)) return; // the next chunk into the same buffer: marked already
     if (first < last) {
       fill_ones(from + <usize>TCM_SHADOW_DELTA, first - from);
       fill_ones(summary_of(first), (last - first) / G);
@@ -150,6 +175,7 @@ export function own_mark(p: usize, n: usize, written_: bool): void {
     } else {
       fill_ones(from + <usize>TCM_SHADOW_DELTA, to - from);
     }
+    remember_written(from, to);
     return;
   }
   generation++;
@@ -296,19 +322,34 @@ export function gpsimd_own_store(addr: usize, bytes: usize): void {
   own_mark(addr, bytes, true);
 }
 
+/** Marks [p, p + n) written (a copy into TCM): own_mark, past the inline test of the ranges known written already. */
+// @ts-ignore: decorator
+@inline export function own_mark_written(p: usize, n: usize): void {
+  if (p + n < p || !known_written(p, p + n)) own_mark(p, n, true);
+}
+
 /** A read of [src, src + bytes) in one go: fails at its first TCM byte nothing wrote. */
-export function own_read_range(src: usize, bytes: usize): void {
+// @ts-ignore: decorator
+@inline export function own_read_range(src: usize, bytes: usize): void {
+  if (src + bytes < src || !known_written(src, src + bytes)) own_read_range_scan(src, bytes);
+}
+
+/** own_read_range past the ranges known written: scans the maps. */
+function own_read_range_scan(src: usize, bytes: usize): void {
   const lo = gpsimd_own_tcm_lo, span = gpsimd_own_tcm_span;
   if (bytes == 0 || span == 0 || src >= lo + span || src + bytes <= lo) return;
   const from = max<usize>(src, lo), to = min<usize>(src + bytes, lo + span);
+  if (known_written(from, to)) return;
   if (run_end(from, to) < to) report_unwritten(src, bytes, from, to);
+  remember_written(from, to);
 }
 
 /**
  * A helper's store of [dst, dst + bytes) after its read of the same bytes (an in-place operation): the read proved
  * TCM bytes written, so only a range outside TCM is checked as a store.
  */
-export function own_store_in_place(dst: usize, src: usize, bytes: usize): void {
+// @ts-ignore: decorator
+@inline export function own_store_in_place(dst: usize, src: usize, bytes: usize): void {
   const lo = gpsimd_own_tcm_lo;
   if (dst == src && dst >= lo && dst + bytes <= lo + gpsimd_own_tcm_span) return;
   gpsimd_own_store(dst, bytes);

@@ -17,7 +17,7 @@ import { CTX, FLAGS, checks_on, is_multicore, fail, slot_of } from "./core";
 import { check_element_type, is_floating } from "./dtype";
 import { log_output_write, log_output_read } from "./writelog";
 import { trace } from "./trace";
-import { own_mark, own_dirty_to } from "./ownership";
+import { own_mark, own_mark_written, own_dirty_to } from "./ownership";
 
 /** Slot value for reports that concern no tensor. */
 const NO_TENSOR: i32 = -3;
@@ -121,13 +121,28 @@ function all_clean(first: usize, last: usize): bool {
   return true;
 }
 
+// A range of whole granules known clean, [clean_lo, clean_hi) (empty: none): kernels copy chunk after chunk into the
+// same buffer and out of it, so after the first chunk the bitmap need not be set nor tested for it; two compares
+// instead. Only tcm_alloc's poisoning clears bits, and it forgets the range, as a launch does (forget_cached_block).
+let clean_lo: usize = 0, clean_hi: usize = 0;
+
 /** Marks the granules wholly inside [start, end) clean, or (clean = false) every granule touched by it as possibly poisoned. */
 function set_clean(start: usize, end: usize, clean: bool): void {
   if (end <= start) return;
   const arena = <usize>load<u32>(CTX, CTX_TCM_BASE);
   const size = <usize>TCM_GRANULE;
-  if (clean) mark((start - arena + size - 1) / size, (end - arena) / size, true);
-  else mark((start - arena) / size, (end - arena + size - 1) / size, false);
+  if (!clean) {
+    clean_lo = clean_hi = 0;
+    mark((start - arena) / size, (end - arena + size - 1) / size, false);
+    return;
+  }
+  if (start >= clean_lo && end <= clean_hi) return;
+  const first = (start - arena + size - 1) / size, last = (end - arena) / size;
+  if (first >= last) return;
+  mark(first, last, true);
+  const lo = arena + first * size, hi = arena + last * size;
+  if (lo <= clean_hi && hi >= clean_lo && clean_hi > clean_lo) { clean_lo = min(lo, clean_lo); clean_hi = max(hi, clean_hi); }
+  else { clean_lo = lo; clean_hi = hi; }
 }
 
 /** Frees a block from tcm_malloc. tcm_free(0) does nothing. */
@@ -183,11 +198,16 @@ let cached_start: usize = 0;
 let cached_end: usize = 0;
 
 /** Forgets the cached block (a block was freed, or a new launch began). */
-export function forget_cached_block(): void { cached_start = cached_end = 0; }
+export function forget_cached_block(): void { cached_start = cached_end = 0; clean_lo = clean_hi = 0; }
 
 /** Fails unless [ptr, ptr + bytes) lies inside one live block; reports the room left in the block ptr is in (-1: a freed block). */
-function check_in_block(ptr: usize, bytes: usize, slot: i32): void {
-  if (ptr >= cached_start && ptr + bytes <= cached_end) return;
+// @ts-ignore: decorator
+@inline function check_in_block(ptr: usize, bytes: usize, slot: i32): void {
+  if (ptr < cached_start || ptr + bytes > cached_end || ptr + bytes < ptr) find_block(ptr, bytes, slot);
+}
+
+/** check_in_block past its cached block: looks the block up in the table (and caches it), or fails. */
+function find_block(ptr: usize, bytes: usize, slot: i32): void {
   const n = load<i32>(CTX, CTX_TCM_NBLOCKS);
   let room: usize = 0;
   for (let i = 0; i < n; i++) {
@@ -200,16 +220,22 @@ function check_in_block(ptr: usize, bytes: usize, slot: i32): void {
 }
 
 /** Fails unless [offset, offset + count) lies inside the tensor. */
-function check_tensor_range(desc: usize, offset: i64, count: i64): void {
+// @ts-ignore: decorator
+@inline function check_tensor_range(desc: usize, offset: i64, count: i64): void {
   const numel = load<i64>(desc, TD_NUMEL);
-  if (offset < 0 || count < 0 || offset + count > numel) fail(E_TENSOR_RANGE, slot_of(desc), <f64>offset, <f64>count, <f64>numel);
+  if (offset < 0 || count < 0 || offset + count > numel) tensor_range_error(desc, offset, count, numel);
+}
+
+function tensor_range_error(desc: usize, offset: i64, count: i64, numel: i64): void {
+  fail(E_TENSOR_RANGE, slot_of(desc), <f64>offset, <f64>count, <f64>numel);
 }
 
 /** Fails at the first float element in [ptr, ptr + count) that still holds fresh-TCM poison. Granules known clean are skipped; granules found clean are marked. */
 function check_poison<T>(desc: usize, ptr: usize, count: i64, offset: i64): void {
   if (!is_floating(load<i32>(desc, TD_DTYPE))) return; // integer values cannot be told from poison
   const end = ptr + (<usize>count << alignof<T>());
-  if (end <= ptr || all_clean(granule(ptr), granule(end - 1) + 1)) return; // the common case: copied in, computed in place
+  if (end <= ptr || (ptr >= clean_lo && end <= clean_hi)) return; // the common case: copied in, computed in place
+  if (all_clean(granule(ptr), granule(end - 1) + 1)) return;
   const arena = <usize>load<u32>(CTX, CTX_TCM_BASE);
   const size = <usize>TCM_GRANULE;
   let p = ptr;
@@ -261,8 +287,8 @@ export class TcmAccessor {
       check_element_type<T>(load<i32>(desc, TD_DTYPE), slot_of(desc));
       check_tensor_range(desc, tensor_offset, num_elem);
       check_in_block(tcm_ptr, bytes, slot_of(desc));
-      if (FLAGS & FLAG_POISON) set_clean(tcm_ptr, tcm_ptr + bytes, true);
-      own_mark(tcm_ptr, bytes, true);
+      if ((FLAGS & FLAG_POISON) && (tcm_ptr < clean_lo || tcm_ptr + bytes > clean_hi)) set_clean(tcm_ptr, tcm_ptr + bytes, true);
+      own_mark_written(tcm_ptr, bytes);
       in_bytes += <f64>bytes;
       in_calls++;
     }
@@ -282,7 +308,7 @@ export class TcmAccessor {
       if (is_multicore() && !(flags & (TDF_OUTPUT | TDF_KERNEL_OWNED))) fail(E_WRITE_NOT_OUTPUT, slot_of(desc), 0, 0, 0);
       check_tensor_range(desc, tensor_offset, num_elem);
       check_in_block(tcm_ptr, bytes, slot_of(desc));
-      if (FLAGS & FLAG_POISON) check_poison<T>(desc, tcm_ptr, num_elem, tensor_offset);
+      if ((FLAGS & FLAG_POISON) && (tcm_ptr < clean_lo || tcm_ptr + bytes > clean_hi)) check_poison<T>(desc, tcm_ptr, num_elem, tensor_offset);
       out_bytes += <f64>bytes;
       out_calls++;
     }

@@ -93,11 +93,12 @@ export function flush_write_bitmap(): void {
 // @ts-ignore: decorator
 @inline export function log_output_write(desc: usize, start: u32, end: u32): void {
   if ((FLAGS & FLAG_LOG_WRITES) && (load<i32>(desc, TD_FLAGS) & TDF_OUTPUT)) {
-    if (end != start + 1) { log_write(start, end); return; }
-    // Element-wise writes in order extend the last interval: the common case, inline.
+    // Writes in order (element-wise, or chunk after chunk of TCM copies) extend the last interval: the common case,
+    // inline. Under FLAG_WATCH the log stays empty, so every write goes on to log_write.
     const n = load<i32>(CTX, CTX_WLOG_COUNT);
     const last = CTX + CTX_WLOG + <usize>((n - 1) << 3);
-    if (n > 0 && load<u32>(last, 4) == start) store<u32>(last, end, 4);
+    if (n > 0 && load<u32>(last, 4) == start && end >= start) store<u32>(last, end, 4);
+    else if (end != start + 1) log_write(start, end);
     else log_element_write(desc, start);
   }
 }
