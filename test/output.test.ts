@@ -1,18 +1,21 @@
 // The output tensor is not initialised (as on the device): with checks on, a
-// single-core kernel that leaves part of it unwritten fails, naming the ranges.
+// single-core kernel that leaves part of it unwritten fails, naming the ranges
+// (and the write before the gap: test/errors/unwritten-output-line.test.ts).
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { custom_op, ops, randn, tensor, kInt, shutdown, UnwrittenOutputError, type Library } from "gpsimd";
 import { Rng } from "gpsimd";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const KERNELS = path.join(here, "fixtures", "output", "kernels.ts");
 let lib: Library;
 
 beforeAll(() => {
   const dir = path.join(here, "fixtures", "output");
   lib = custom_op.load({
-    name: "output_fixtures", compute_srcs: [path.join(dir, "kernels.ts")], shape_srcs: [path.join(dir, "register.ts")],
+    name: "output_fixtures", compute_srcs: [KERNELS], shape_srcs: [path.join(dir, "register.ts")],
     build_directory: path.join(here, "..", "build", "out"),
   });
 });
@@ -27,7 +30,15 @@ describe("output coverage (single core)", () => {
   it("names the elements a TCM kernel never wrote", () => {
     const e = catchError(() => ops.output_fixtures.copy_prefix(randn([3000]), 2500));
     expect(e).toBeInstanceOf(UnwrittenOutputError);
-    expect(e.message).toBe("output_fixtures::copy_prefix: 500 output elements were never written: [2500, 3000) of float32[3000]; the output is not initialised (as on the device): the kernel must write every element of get_dst_tensor()");
+    const [what, nearest, ...more] = e.message.split("\n");
+    expect(what).toBe("output_fixtures::copy_prefix: 500 output elements were never written: [2500, 3000) of float32[3000]; the output is not initialised (as on the device): the kernel must write every element of get_dst_tensor()");
+    // The copies are 1024 elements each: the third, [2048, 2500), ends where the gap starts (copy_prefix's tcm_to_tensor).
+    const line = readFileSync(KERNELS, "utf8").split("\n").findIndex((l) => l.includes("out.tcm_accessor().tcm_to_tensor<f32>(buf, i, m)")) + 1;
+    expect(line).toBeGreaterThan(0);
+    const [text, column] = /^(.*):(\d+)\)$/.exec(nearest)!.slice(1);
+    expect(text).toBe(`the last write before [2500, 3000): the kernel wrote [2048, 2500) at copy_prefix (${KERNELS}:${line}`);
+    expect(Number(column)).toBeGreaterThan(0);
+    expect(more).toEqual([]);
   });
 
   it("names the gaps an element-wise kernel left", () => {

@@ -1,13 +1,12 @@
-// The error of a multicore call whose cores' accesses to the output do not fit together (host/checks/cross-core.ts):
-// two cores wrote the same elements (CrossCoreWriteError), a core read elements another wrote (CrossCoreRaceError),
-// or no core wrote some (UnwrittenOutputError). Each names, per core, the statement that made the access, once a
-// rerun of the call has found it (locate-rerun.ts): the error carries the accesses to look for, and `withPlaces`
-// words it again with what was found.
+// The error of a call whose accesses to the output do not fit together (host/checks/cross-core.ts): in a multicore
+// call two cores wrote the same elements (CrossCoreWriteError) or a core read elements another wrote
+// (CrossCoreRaceError); in any call some elements were never written (UnwrittenOutputError: by no core, or by the
+// single-core kernel). Each names the statements that made the accesses, once a rerun of the call has found them
+// (locate-rerun.ts): the error carries the accesses to look for, and `withPlaces` words it again with what was found.
 import { CrossCoreWriteError, CrossCoreRaceError, UnwrittenOutputError, type GpsimdError } from "../checks/errors.js";
 import { describePlace, functionName, type SourcePlace } from "../checks/source-locator.js";
 import type { CrossCoreFindings } from "../checks/cross-core.js";
 import type { WatchTarget, WatchedAccess } from "../checks/access-watch.js";
-import { describeGaps } from "../library/library.js";
 import type { Tensor } from "../device/tensor.js";
 
 /** A cross-core error before its statements are known: the accesses that name them, and how to word it with them. */
@@ -59,24 +58,54 @@ export function crossCoreError(op: string, f: CrossCoreFindings, out: Tensor): G
       return make(`${text}\n${lines}`, placeDetails(targets, found, 0));
     });
   }
-  if (f.unwritten) {
-    const text = `${op}: ${describeGaps(f, true)} of ${out.describe()}; every element of get_dst_tensor() must be written by exactly one core`;
-    const details = { tensor, gaps: f.gaps, unwritten: f.unwritten };
-    const make = (message: string, more: object) => new UnwrittenOutputError("E_UNWRITTEN_OUTPUT", message, { op, details: { ...details, ...more } });
-    // The statement that wrote next to the first gap: the last element before it, or (a gap at 0) the first after it.
-    const [start, end] = f.gaps[0];
-    const [before, after] = f.gapNeighbours[0] ?? [-1, -1];
-    const target: WatchTarget | null = before >= 0 ? { core: before, kind: "write", start: start - 1, end: start }
-      : after >= 0 ? { core: after, kind: "write", start: end, end: end + 1 } : null;
-    if (!target) return make(text, {});
-    return withPending(make(text, {}), [target], (found) => {
-      const side = before >= 0 ? `the last write before [${start}, ${end})` : `the first write after [${start}, ${end})`;
-      const access = found[0];
-      const line = access ? `${side}: core ${target.core} wrote [${access.start}, ${access.end})${access.place ? describePlace(access.place) : ""}` : `${side}: core ${target.core} (its statement was not found again in a rerun)`;
-      return make(`${text}\n${line}`, placeDetails([target], found, 0));
-    });
-  }
+  if (f.unwritten) return unwrittenOutputError(op, f, out, true);
   return null;
+}
+
+/**
+ * The error of an output with elements never written (by no core of a multicore call, or by a single-core kernel):
+ * the ranges, and the writes nearest the first gap, found by a rerun: the last one that ended where the gap starts
+ * and the first one that starts where it ends.
+ */
+export function unwrittenOutputError(op: string, f: CrossCoreFindings, out: Tensor, multicore: boolean): GpsimdError {
+  const rule = multicore ? "every element of get_dst_tensor() must be written by exactly one core"
+    : "the output is not initialised (as on the device): the kernel must write every element of get_dst_tensor()";
+  const text = `${op}: ${describeGaps(f, multicore)} of ${out.describe()}; ${rule}`;
+  const details = { tensor: `output (${out.describe()})`, gaps: f.gaps, unwritten: f.unwritten };
+  const make = (message: string, more: object) => new UnwrittenOutputError("E_UNWRITTEN_OUTPUT", message, { op, details: { ...details, ...more } });
+  const [start, end] = f.gaps[0];
+  const [before, after] = f.gapNeighbours[0];
+  // Gaps lie between writes, so a gap with a write on neither side is the whole output.
+  if (before < 0 && after < 0) return make(`${text}\n${multicore ? "no core wrote" : "the kernel made no write"} to get_dst_tensor() at all`, { places: [] });
+  // The watch names the first access that touches a target, so each target is the one element next to the gap that
+  // the check saw written: any write touching it ends exactly at the gap's start (or begins at its end), the nearest
+  // a write can be. Watching the gap itself would find nothing, and watching the whole output would name every write.
+  const sides: { side: "before" | "after"; target: WatchTarget; element: number }[] = [];
+  if (before >= 0) sides.push({ side: "before", target: { core: before, kind: "write", start: start - 1, end: start }, element: start - 1 });
+  if (after >= 0) sides.push({ side: "after", target: { core: after, kind: "write", start: end, end: end + 1 }, element: end });
+  const targets = sides.map((s) => s.target);
+  return withPending(make(text, {}), targets, (found) => {
+    // A rerun whose write reaches into the gap did not write as the call did: its statement is not the one sought.
+    const kept = sides.map((s, i) => {
+      const a = found[i];
+      return a && (s.side === "before" ? a.end <= start : a.start >= end) ? a : undefined;
+    });
+    const lines = sides.map((s, i) => {
+      const heading = s.side === "before" ? `the last write before [${start}, ${end})` : `the first write after ${i ? "it" : `[${start}, ${end})`}`;
+      const who = multicore ? `core ${s.target.core}` : "the kernel";
+      const access = kept[i];
+      return access ? `${heading}: ${who} wrote [${access.start}, ${access.end})${access.place ? describePlace(access.place) : ""}`
+        : `${heading}: ${who} wrote element ${s.element} (its statement was not found again in a rerun)`;
+    });
+    const placed = placeDetails(targets, kept, 0);
+    const places = (placed.places as object[]).map((p, i) => ({ side: sides[i].side, ...p }));
+    return make(`${text}\n${lines.join("; ")}`, { ...placed, places });
+  });
+}
+
+/** "3 output elements were never written: [5, 8)" (single core), "... were written by no core: ..." (multicore). */
+export function describeGaps(f: CrossCoreFindings, multicore: boolean): string {
+  return `${f.unwritten} output element${f.unwritten === 1 ? " was" : "s were"} ${multicore ? "written by no core" : "never written"}: ${f.gaps.map(([a, b]) => `[${a}, ${b})`).join(", ")}${f.gaps.length >= 8 ? ", ..." : ""}`;
 }
 
 function withPending(e: GpsimdError, targets: WatchTarget[], withPlaces: PendingPlaces["withPlaces"]): GpsimdError {

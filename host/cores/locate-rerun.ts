@@ -1,8 +1,10 @@
-// Names the statements behind a cross-core error (cross-core-errors.ts). The logs the check reads keep element
-// ranges only: a call site per logged interval would cost every call a little, to serve only the calls that fail.
-// Instead a failed call runs once more, on the calling thread, core after core (the same claims as any launch, with
-// no worker taking part), with FLAG_WATCH: the kernel library reports each access of the output to the host, which
-// names the first one of each core that touches the ranges the error is about (host/checks/access-watch.ts).
+// Names the statements behind a cross-core error, or behind output elements a single-core kernel never wrote
+// (cross-core-errors.ts). The logs the checks read keep element ranges only: a call site per logged interval would
+// cost every call a little, to serve only the calls that fail. Instead a failed call runs once more, on the calling
+// thread, core after core (the same claims as any launch, with no worker taking part; a single-core call that ran on
+// the calling thread outside the pool runs there too, Pool.locate), with FLAG_WATCH: the kernel library reports each
+// access of the output to the host, which names the first one of each core that touches the ranges the error is
+// about (host/checks/access-watch.ts).
 //
 // The rerun must change nothing the caller owns: it runs on copies of the call's tensors (the arguments as they are
 // after the failed call, which a kernel can only read unless it makes raw stores, and a fresh output), freed after.

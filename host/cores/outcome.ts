@@ -4,7 +4,7 @@
 // timeline.
 import { hbm } from "../device/hbm.js";
 import { errorFromData, GpsimdError, KernelTimeoutError } from "../checks/errors.js";
-import { showCoreOutput, copyResult, checkCoverage, describeGaps, writeLog, type CoreReport } from "../library/library.js";
+import { showCoreOutput, copyResult, checkCoverage, writeLog, type CoreReport } from "../library/library.js";
 import { readRing } from "./kernel-instance.js";
 import { verifyDescriptors } from "./descriptors.js";
 import { coreTrace, readCounters, traceClock, TRACE_CORE_BYTES, type CoreTrace, type LaunchPhases } from "../profiling/trace.js";
@@ -14,7 +14,7 @@ import { C_STATUS, C_CONTEXTS, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, type 
 import type { LaunchRequest } from "./pool.js";
 import type { Traced } from "../library/library.js";
 import { mergeCoreErrors } from "./core-errors.js";
-import { crossCoreError } from "./cross-core-errors.js";
+import { crossCoreError, describeGaps } from "./cross-core-errors.js";
 
 /** What a core that had nothing to say reported (shared: never modified). */
 const NO_REPORT = Object.freeze({ warnings: Object.freeze([]), writes: Object.freeze([]), dropped: 0 }) as unknown as CoreReportData;

@@ -20,6 +20,7 @@ import { Executor } from "./executor.js";
 import { watchdog, SLOT_POOL } from "./watchdog.js";
 import { finishLaunch } from "./outcome.js";
 import { locateCrossCore } from "./locate-rerun.js";
+import { pendingPlaces } from "./cross-core-errors.js";
 import {
   C_SEQ, C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_THREADS, C_LIBRARY, C_OP, C_TEMPLATE, C_COMMAND, C_LIBRARY_MESSAGES,
   C_PARKED, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE, CONTROL_BYTES, COMMAND_LAUNCH, COMMAND_EXIT, COMMAND_RECEIVE, WORKER_IDLE, WORKER_RETIRED,
@@ -377,10 +378,21 @@ export class Pool {
       finishLaunch(launch.request, this.control, this.mailboxes, this.traceArea);
     } catch (e) {
       // A cross-core error names its statements: found by running the call again here (locate-rerun.ts).
-      failure = locateCrossCore(e, launch.request, (request) => this.rerunHere(request));
+      failure = this.locate(e, launch.request);
     }
     if (launch.settle) launch.settle(failure);
     else if (failure) throw failure;
+  }
+
+  /**
+   * The error of a failed call with the statements it names, found by running the call again on the calling thread
+   * (locate-rerun.ts); any other error as it is. Also for single-core calls that ran on the calling thread outside
+   * the pool (Library.call): an async launch still in flight ends first, since one launch runs at a time.
+   */
+  locate(error: unknown, request: LaunchRequest): unknown {
+    if (!pendingPlaces(error)) return error;
+    if (this.inFlight) this.finishBlocking(this.inFlight);
+    return locateCrossCore(error, request, (rerun) => this.rerunHere(rerun));
   }
 
   /** Runs a launch on the calling thread alone, core after core, to its end (no worker takes part). */

@@ -17,7 +17,8 @@ import { watchHostRun } from "../cores/watchdog.js";
 import { output } from "../output.js";
 import { sanitizerImports } from "../checks/sanitizer.js";
 import { resolveRuntime, type ResolvedRuntime, type RuntimeOptions } from "./options.js";
-import { GpsimdError, ShapeFunctionError, RegistryError, CrossCoreWriteError, UnwrittenOutputError, LibraryFormatError } from "../checks/errors.js";
+import { GpsimdError, ShapeFunctionError, RegistryError, CrossCoreWriteError, LibraryFormatError } from "../checks/errors.js";
+import { describeGaps, pendingPlaces, unwrittenOutputError } from "../cores/cross-core-errors.js";
 import { relocateCode, relocateData } from "../../build/relocate.js";
 import { createSourceLocator } from "../checks/source-locator.js";
 import type { SourceLocator } from "../checks/source-locator.js";
@@ -28,7 +29,7 @@ import {
   FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_LOG_READS, FLAG_PRINT_ALL_CORES, FLAG_TRACE,
   CTX_WLOG,
 } from "../device/layout.js";
-import { checkCrossCore, type CoreWrites, type CrossCoreFindings } from "../checks/cross-core.js";
+import { checkCrossCore, type CoreWrites } from "../checks/cross-core.js";
 import { dtypeInfo } from "../device/dtype.js";
 import type { Pool, LaunchRequest } from "../cores/pool.js";
 import { TraceWriter, TRACE_CORE_BYTES, traceClock, coreTrace, readCounters, type LaunchTrace } from "../profiling/trace.js";
@@ -194,8 +195,11 @@ export class Library {
       }
       return out;
     } catch (e) {
+      // An output the kernel left partly unwritten (checkCoverage) names the writes nearest the gap: the call runs
+      // again on copies, on the calling thread, as a multicore call's cross-core errors do (locate-rerun.ts).
+      const located = pendingPlaces(e) ? this.pool().locate(e, this.launchRequest(op, checked, out)) : e;
       out.dispose();
-      throw e;
+      throw located;
     }
   }
 
@@ -357,14 +361,8 @@ export function checkCoverage(op: Operator, writes: CoreWrites[], out: Tensor, m
     const o = f.overlaps[0];
     throw new CrossCoreWriteError("E_CROSS_CORE_OVERLAP", `${name}: cores ${o.cores[0]} and ${o.cores[1]} both wrote output elements [${o.start}, ${o.end}) of ${out.describe()}; each core must write a disjoint part of get_dst_tensor()${f.overlaps.slice(1).map((x) => `\nalso: cores ${x.cores[0]} and ${x.cores[1]} both wrote [${x.start}, ${x.end})`).join("")}${f.unwritten ? `\nalso: ${describeGaps(f, multicore)}` : ""}`, { op: name, core: o.cores[1], details: { overlaps: f.overlaps, gaps: f.gaps, unwritten: f.unwritten } });
   }
-  if (f.unwritten) {
-    throw new UnwrittenOutputError("E_UNWRITTEN_OUTPUT", `${name}: ${describeGaps(f, multicore)} of ${out.describe()}; ${multicore ? "every element of get_dst_tensor() must be written by exactly one core" : "the output is not initialised (as on the device): the kernel must write every element of get_dst_tensor()"}`, { op: name, details: { gaps: f.gaps, unwritten: f.unwritten } });
-  }
-}
-
-/** "3 output elements were written by no core: [5, 8)" */
-export function describeGaps(f: CrossCoreFindings, multicore: boolean): string {
-  return `${f.unwritten} output element${f.unwritten === 1 ? " was" : "s were"} ${multicore ? "written by no core" : "never written"}: ${f.gaps.map(([a, b]) => `[${a}, ${b})`).join(", ")}${f.gaps.length >= 8 ? ", ..." : ""}`;
+  // Thrown before the writes nearest the gap are named: the caller's catch has a rerun find them (locate-rerun.ts).
+  if (f.unwritten) throw unwrittenOutputError(name, f, out, multicore);
 }
 
 /** The cores' warnings, each text once: the same warning from several cores names them all, "(cores 0-7)". */
