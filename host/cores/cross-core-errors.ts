@@ -79,7 +79,8 @@ export function unwrittenOutputError(op: string, f: CrossCoreFindings, out: Tens
   if (before < 0 && after < 0) return make(`${text}\n${multicore ? "no core wrote" : "the kernel made no write"} to get_dst_tensor() at all`, { places: [] });
   // The watch names the first access that touches a target, so each target is the one element next to the gap that
   // the check saw written: any write touching it ends exactly at the gap's start (or begins at its end), the nearest
-  // a write can be. Watching the gap itself would find nothing, and watching the whole output would name every write.
+  // a write can be. Watching the gap itself would find nothing, and watching the whole output, or the gap widened by
+  // more than one element, could name a write farther away (the first to touch it, not the nearest).
   const sides: { side: "before" | "after"; target: WatchTarget; element: number }[] = [];
   if (before >= 0) sides.push({ side: "before", target: { core: before, kind: "write", start: start - 1, end: start }, element: start - 1 });
   if (after >= 0) sides.push({ side: "after", target: { core: after, kind: "write", start: end, end: end + 1 }, element: end });

@@ -195,11 +195,15 @@ export class Library {
       }
       return out;
     } catch (e) {
-      // An output the kernel left partly unwritten (checkCoverage) names the writes nearest the gap: the call runs
-      // again on copies, on the calling thread, as a multicore call's cross-core errors do (locate-rerun.ts).
-      const located = pendingPlaces(e) ? this.pool().locate(e, this.launchRequest(op, checked, out)) : e;
-      out.dispose();
-      throw located;
+      let error = e;
+      try {
+        // An output the kernel left partly unwritten (checkCoverage) names the writes nearest the gap: the call runs
+        // again on copies, on the calling thread, as a multicore call's cross-core errors do (locate-rerun.ts).
+        if (pendingPlaces(e)) error = this.pool().locate(e, this.launchRequest(op, checked, out));
+      } finally {
+        out.dispose();
+      }
+      throw error;
     }
   }
 
