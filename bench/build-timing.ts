@@ -8,6 +8,7 @@ import { appendFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, s
 import { loadavg } from "node:os";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../ops/index.js";
+import type { MeasuredTarget } from "./results.js";
 
 /** The compiled command line. */
 export const CLI = path.join(PACKAGE_ROOT, "dist", "cli", "gpsimd.js");
@@ -146,4 +147,50 @@ export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** What the build suite measured (suites/build.ts): every figure with the 1-minute load average when it was taken. */
+export interface BuildFigures {
+  /** C++ edits in `gpsimd watch`, each beside its g++ floor; the output is the watch's for that edit. */
+  cppRounds: { ms: number; gxx: number; load: string; output: string }[];
+  ascRounds: { ms: number; load: string }[];
+  /** The cold `gpsimd run` (empty cache folder), the g++ floor just before it, its output. */
+  cold: { ms: number; gxx: number; load: string; output: string };
+  /** custom_op.load of the up-to-date library, milliseconds each. */
+  cached: number[];
+  /** The load when the figures were put together. */
+  load: string;
+}
+
+/** The goals (issue 22). */
+export const BUILD_TARGETS = { cppEditMs: 2000, cppEditVsGxx: 6, coldMs: 10_000, cachedMs: 50, ascEditMs: 500 };
+
+/**
+ * The build suite's findings (the targets as measured, met or by how much not, then where the median C++ edit's and
+ * the cold run's builds went) and its targets for the summary's table. The rounds themselves were printed as they
+ * were measured and are not repeated here.
+ */
+export function buildReport(f: BuildFigures): { findings: string[]; targets: MeasuredTarget[] } {
+  const cppMs = median(f.cppRounds.map((r) => r.ms));
+  const ratio = median(f.cppRounds.map((r) => r.ms / r.gxx));
+  const gxxMs = median(f.cppRounds.map((r) => r.gxx));
+  const ascMs = median(f.ascRounds.map((r) => r.ms));
+  const cachedMs = median(f.cached);
+  const gap = (value: number, goal: number) => `${(value / goal).toFixed(1)}x the goal`;
+  const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const targets: MeasuredTarget[] = [
+    { name: "C++ edit -> result in gpsimd watch (giou.cpp + shape.cpp multicore; build suite)", goal: "≤ 2 s", value: `${s(cppMs)} (median of ${f.cppRounds.length}, load ${f.cppRounds.map((r) => r.load).join(", ")})`, met: cppMs <= BUILD_TARGETS.cppEditMs },
+    { name: "C++ edit -> result / g++ -std=c++14 -O2 -c of the same files (same rounds; build suite)", goal: "≤ 6x", value: `${ratio.toFixed(1)}x (g++ ${s(gxxMs)} for both files)`, met: ratio <= BUILD_TARGETS.cppEditVsGxx },
+    { name: "cold gpsimd run of the C++ files, new process, empty cache folder (build suite)", goal: "≤ 10 s", value: `${s(f.cold.ms)} (g++ ${s(f.cold.gxx)} just before, load ${f.cold.load})`, met: f.cold.ms <= BUILD_TARGETS.coldMs },
+    { name: "cached load of an up-to-date C++ library (build suite)", goal: "≤ 50 ms", value: `${cachedMs.toFixed(1)} ms (median of ${f.cached.length})`, met: cachedMs <= BUILD_TARGETS.cachedMs },
+    { name: "AssemblyScript edit -> result in gpsimd watch (ops/giou multicore; build suite)", goal: "≤ 0.5 s", value: `${s(ascMs)} (median of ${f.ascRounds.length}, load ${f.ascRounds.map((r) => r.load).join(", ")})`, met: ascMs <= BUILD_TARGETS.ascEditMs },
+  ];
+  const goals = [BUILD_TARGETS.cppEditMs, BUILD_TARGETS.cppEditVsGxx, BUILD_TARGETS.coldMs, BUILD_TARGETS.cachedMs, BUILD_TARGETS.ascEditMs];
+  const values = [cppMs, ratio, f.cold.ms, cachedMs, ascMs];
+  const findings = [`targets (this run; now load ${f.load}):`];
+  targets.forEach((t, i) => findings.push(`${t.name} ${t.goal}: ${t.value} -> ${t.met ? "met" : `NOT met (${gap(values[i], goals[i])})`}`));
+  const mid = [...f.cppRounds].sort((a, b) => a.ms - b.ms)[f.cppRounds.length >> 1];
+  findings.push("", "the median C++ edit's build (gpsimd --verbose):", ...(mid ? breakdownIn(mid.output) : []).map((l) => `  ${l}`));
+  findings.push("the cold run's build:", ...breakdownIn(f.cold.output).map((l) => `  ${l}`));
+  return { findings, targets };
 }

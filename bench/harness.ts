@@ -2,7 +2,7 @@
 // every case with benny (saving its JSON and chart under bench/results/),
 // then takes the measurements benny does not make (per-call latency
 // percentiles, paired ratios) and saves them beside benny's file.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import b from "benny";
 import type { Options } from "benny/lib/internal/common-types.js";
@@ -72,7 +72,13 @@ async function verify(workloads: Workload[]): Promise<{ cases: Case[]; infos: Wo
 async function time(suite: Suite, cases: Case[]): Promise<{ medians: Medians; date: string }> {
   // benny's suite never settles without a case, and a pending top-level await ends the process silently: a suite that
   // measures everything itself (build) would end the whole run there, before the summary and the later suites.
-  if (!cases.length) return { medians: new Map(), date: new Date().toISOString() };
+  // Its (empty) benny file is still written: the saved results are that file and the meta file of the same run.
+  if (!cases.length) {
+    const date = new Date().toISOString();
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    writeFileSync(resultPath(suite.name, "json"), JSON.stringify({ name: suite.name, date, version: PACKAGE_VERSION, results: [] }, null, 2) + "\n");
+    return { medians: new Map(), date };
+  }
   const options: Options = { maxTime: suite.maxTime ?? 1.5, minSamples: 5 };
   const medians: Medians = new Map();
   const summary = await b.suite(

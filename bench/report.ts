@@ -55,9 +55,15 @@ function pairedTable(r: SuiteResults): Table {
   return { headers: ["workload", a, b, `${a} vs ${b}`, "alternating bursts: median (range)"], rows, align: ["l", "r", "r", "r", "l"] };
 }
 
+/** A suite that times no cases itself (build): what its finish() found, one line a row. */
+function findingsTable(r: SuiteResults): Table {
+  return { headers: ["findings"], rows: (r.meta.findings ?? []).filter((l) => l.trim()).map((l) => [l]), align: ["l"] };
+}
+
 /** The table of one suite. */
 export function suiteTable(r: SuiteResults): Table {
-  return r.meta.workloads.length > 0 && r.meta.workloads.every((w) => r.meta.paired[w.name]) ? pairedTable(r) : casesTable(r);
+  if (r.meta.workloads.length === 0) return findingsTable(r);
+  return r.meta.workloads.every((w) => r.meta.paired[w.name]) ? pairedTable(r) : casesTable(r);
 }
 
 /** A target, its goal, and how to measure it from the results. */
@@ -215,5 +221,7 @@ export function targetsTable(all: SuiteResults[]): Table {
     const m = t.measure(find);
     return [t.name, t.goal, m ? m.value : "—", m ? (m.met ? "yes" : "NO") : "not run"];
   });
+  // Targets suites measured themselves (the build suite's processes), as they saved them.
+  for (const r of all) for (const t of r.meta.targets ?? []) rows.push([t.name, t.goal, t.value, t.met ? "yes" : "NO"]);
   return { headers: ["target", "goal", "measured", "met"], rows, align: ["l", "l", "l", "l"] };
 }

@@ -89,7 +89,15 @@ export interface SuiteMeta {
   floors: Record<string, FloorRounds>;
   /** What the suite's finish() printed (its targets and their explanation), when it has one. */
   findings?: string[];
+  /**
+   * Targets the suite measured itself (outside benny's cases: the build suite times processes), set by its finish():
+   * listed in the targets table beside those computed from the cases (report.ts).
+   */
+  targets?: MeasuredTarget[];
 }
+
+/** A target as a suite measured it: its name, the goal, the figure (with what it needs to be read), whether met. */
+export interface MeasuredTarget { name: string; goal: string; value: string; met: boolean }
 
 /** A time ratio over interleaved rounds: the median and range of the per-round ratios. */
 export interface RoundRatio {
