@@ -23,6 +23,12 @@ export const ASCONFIG_FILE = path.join(PACKAGE_ROOT, "asconfig.json");
 /** The host typings shape sources are type-checked against (`import ... from "gpsimd"` on the host). */
 export const HOST_TYPINGS = path.join(PACKAGE_ROOT, "dist", "host", "index.d.ts");
 
+/**
+ * What C++ builds need that depends only on this install of gpsimd (the device runtime, gpsimd's precompiled
+ * headers for the default flags), built once by `npm run build` (build/cpp/prebuild.ts) instead of per user cache.
+ */
+export const PREBUILT_DIR = path.join(PACKAGE_ROOT, "dist", "prebuilt");
+
 /** The environment variable that moves the cache folder. */
 export const CACHE_DIR_ENV = "GPSIMD_CACHE_DIR";
 

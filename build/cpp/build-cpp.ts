@@ -34,7 +34,8 @@ import { kernelStaticEnd, reserveStaticData } from "./static-image.js";
 import { cflagConstants } from "../cflags.js";
 import { clang } from "./toolchain.js";
 import { startWantedHeaders } from "./header-pch.js";
-import { timeStage, timeStageAsync } from "../build-stages.js";
+import { timeStage, timeStageAsync, DETAIL } from "../build-stages.js";
+import { prebuiltRuntime } from "./prebuilt-runtime.js";
 import type { RelocatableModule } from "../relocate.js";
 import type { KernelSignature } from "../signatures.js";
 
@@ -78,7 +79,7 @@ async function buildCppModule(req: { computeSrcs: string[]; extraCflags: string[
   if (messages.length) return { messages };
 
   const t0 = performance.now();
-  const runtime = await timeStageAsync("device runtime (cached)", () => buildRuntime(req.sanitize));
+  const runtime = await timeStageAsync("device runtime", () => buildRuntime(req.sanitize));
   if ("messages" in runtime) return runtime;
   const t1 = performance.now();
   const stack = cppStackBytes(Number(cflagConstants(req.extraCflags).STACK_SIZE ?? 0) || 0);
@@ -117,19 +118,25 @@ async function buildCppModule(req: { computeSrcs: string[]; extraCflags: string[
   };
 }
 
-/** The device runtime at both bases, compiled (or read from the disk cache: runtime-cache.ts) once per process and sanitize setting. */
+/**
+ * The device runtime at both bases, once per process and sanitize setting: from the cache folder (runtime-cache.ts),
+ * else the package's own prebuilt one (prebuilt-runtime.ts; then stored in the cache folder as a compiled one is),
+ * else compiled.
+ */
 const runtimes = new Map<boolean, Promise<Runtime | { messages: string[] }>>();
 
 function buildRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
   let r = runtimes.get(sanitize);
   if (!r) {
-    r = cachedRuntime(sanitize, () => compileRuntime(sanitize));
+    r = cachedRuntime(sanitize, async () => timeStage("device runtime: the package's prebuilt one", () => prebuiltRuntime(sanitize), DETAIL)
+      ?? await timeStageAsync("device runtime: compiled (asc, builds A and B)", () => compileRuntime(sanitize), DETAIL));
     runtimes.set(sanitize, r);
   }
   return r;
 }
 
-async function compileRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
+/** Compiles the device runtime at both bases (asc); `npm run build` keeps one in the package (prebuild.ts). */
+export async function compileRuntime(sanitize: boolean): Promise<Runtime | { messages: string[] }> {
   const dir = await buildTempDir("gpsimd-runtime-");
   const entry = path.join(dir, "device-runtime.ts");
   await writeFile(entry, RUNTIME_ENTRY_SOURCE);

@@ -56,13 +56,28 @@ function readTree(dir: string): FileTree {
   return tree;
 }
 
-/** Compiles the sources (texts by real path) and the exports unit to objects; or clang's messages. */
-export async function compileCpp(files: string[], texts: Map<string, string>, exportsUnit: string, extraCflags: string[]): Promise<CppObjects | { messages: string[] }> {
-  const run = await clang();
+/** gpsimd's headers as clang sees them (include/ of the virtual tree), read once per process. */
+function readIncludeTree(): FileTree {
   if (!includeTree) {
     includeTree = readTree(CPP_INCLUDE_DIR);
     includeTexts = treeTexts(includeTree);
   }
+  return includeTree;
+}
+
+/**
+ * What the precompiled header of a kernel compile without extra_cflags is made from (its flags, the headers' tree and
+ * texts): the one `npm run build` makes into the package (prebuild.ts). The same as compileCpp's with no flags.
+ */
+export function defaultKernelPchInputs(): { flags: string[]; tree: FileTree; headerTexts: [string, string][] } {
+  const include = readIncludeTree();
+  return { flags: [...COMPILE_FLAGS], tree: { include }, headerTexts: includeTexts };
+}
+
+/** Compiles the sources (texts by real path) and the exports unit to objects; or clang's messages. */
+export async function compileCpp(files: string[], texts: Map<string, string>, exportsUnit: string, extraCflags: string[]): Promise<CppObjects | { messages: string[] }> {
+  const run = await clang();
+  readIncludeTree();
   const src: FileTree = {};
   const virtual = new Map<string, string>();
   // Each source in src/<i>/ with the headers of its folder (#include "tcm_utils.h"); each -I folder in inc/<k>/.
@@ -76,7 +91,7 @@ export async function compileCpp(files: string[], texts: Map<string, string>, ex
       texts.set(path.join(dir, rel), text);
     }
   };
-  const tree: FileTree = { include: includeTree, src, [EXPORTS_UNIT]: exportsUnit };
+  const tree: FileTree = { include: readIncludeTree(), src, [EXPORTS_UNIT]: exportsUnit };
   files.forEach((file, i) => {
     placeHeaders(`src/${i}`, path.dirname(file));
     placeFile(tree, `src/${i}/${path.basename(file)}`, texts.get(file)!);

@@ -3,7 +3,10 @@
 // unit or a shape source, and it depends only on gpsimd and the flags. clang
 // parses it once into a precompiled header (-emit-pch), kept in memory and in
 // the cache folder (<cache>/cpp-pch/<key>.pch), and each later compile starts
-// from it (-include-pch) instead of parsing the headers again.
+// from it (-include-pch) instead of parsing the headers again. Those of the
+// default flags are also made by `npm run build` into the package's own folder
+// (dist/prebuilt/cpp-pch/, prebuild.ts), so a first build with an empty cache
+// folder starts from them too; the key decides alike wherever a header is found.
 //
 // A unit uses it only when the headers would come out the same as written: its
 // text starts (after comments and blank lines) with #include lines of system
@@ -13,10 +16,10 @@
 // flags or header texts; such a refusal, or any failure to make one, falls back
 // to compiling without it.
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { cacheDir } from "../paths.js";
+import { cacheDir, PREBUILT_DIR } from "../paths.js";
 import { makeDirectory } from "../make-directory.js";
 import { clang, type FileTree } from "./toolchain.js";
 
@@ -61,14 +64,19 @@ export function readyPrecompiledHeader(flags: string[], headerTexts: Iterable<[s
   const known = inMemory.get(key);
   if (known instanceof Uint8Array) return known;
   if (known) return null; // being made
-  try {
-    const stored = new Uint8Array(readFileSync(pchFile(key)));
-    inMemory.set(key, stored);
-    return stored;
-  } catch {
-    return null;
+  // The cache folder's, else the package's own (unless clang refused that one in this process).
+  for (const file of refused.has(key) ? [pchFile(key)] : [pchFile(key), prebuiltPchFile(key)]) {
+    try {
+      const stored = new Uint8Array(readFileSync(file));
+      inMemory.set(key, stored);
+      return stored;
+    } catch { /* not there */ }
   }
+  return null;
 }
+
+/** Keys whose header clang refused in this process: the package's file is not offered again (it cannot be removed). */
+const refused = new Set<string>();
 
 /** Headers a compile lacked, to be made once the build is handed back (startWantedHeaders): by key. */
 const wanted = new Map<string, () => Promise<Uint8Array | null>>();
@@ -109,7 +117,19 @@ export function startWantedHeaders(delayMs = 100): void {
 export function forgetPrecompiledHeader(flags: string[], headerTexts: Iterable<[string, string]>): void {
   const key = pchKey(flags, headerTexts);
   inMemory.delete(key);
+  refused.add(key);
   rmSync(pchFile(key), { force: true });
+}
+
+/**
+ * Makes the precompiled header for these flags (the headers placed in `tree`) into the package's own folder, unless it
+ * is there: `npm run build` (prebuild.ts). Returns its file, and whether it was made now; null if clang could not.
+ */
+export async function prebuildPrecompiledHeader(flags: string[], tree: FileTree, headerTexts: Iterable<[string, string]>): Promise<{ file: string; made: boolean } | null> {
+  const file = prebuiltPchFile(pchKey(flags, headerTexts));
+  if (existsSync(file)) return { file, made: false };
+  const made = await makePch(flags, tree);
+  return made && storePch(file, made) ? { file, made: true } : null;
 }
 
 function pchKey(flags: string[], headerTexts: Iterable<[string, string]>): string {
@@ -120,6 +140,10 @@ function pchKey(flags: string[], headerTexts: Iterable<[string, string]>): strin
 
 function pchFile(key: string): string {
   return path.join(cacheDir(), "cpp-pch", `${key}.pch`);
+}
+
+function prebuiltPchFile(key: string): string {
+  return path.join(PREBUILT_DIR, "cpp-pch", `${key}.pch`);
 }
 
 async function makePch(flags: string[], tree: FileTree): Promise<Uint8Array | null> {
@@ -133,15 +157,17 @@ async function makePch(flags: string[], tree: FileTree): Promise<Uint8Array | nu
   }
 }
 
-/** Stores the header atomically; a cache folder that cannot be written only costs making it again next process. */
-function storePch(file: string, pch: Uint8Array): void {
+/** Stores the header atomically (whether it could); a folder that cannot be written only costs making it again. */
+function storePch(file: string, pch: Uint8Array): boolean {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     makeDirectory(path.dirname(file));
     writeFileSync(temp, pch);
     renameSync(temp, file);
+    return true;
   } catch {
     rmSync(temp, { force: true });
+    return false;
   }
 }
 

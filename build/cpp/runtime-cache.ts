@@ -91,8 +91,11 @@ function decodeEntry(text: string, key: string, sanitize: boolean): Runtime | { 
   return runtime;
 }
 
-/** The cached runtime of this mode, checked; absent: null; present but unusable: why. */
-function readEntry(file: string, sanitize: boolean): Runtime | { problem: string } | null {
+/**
+ * The runtime entry in `file` for this mode, checked as a cache entry is (format, key, mode, modules, SHA-256); absent:
+ * null; present but unusable: why. Also how the package's own prebuilt runtime is read (package-prebuilt.ts).
+ */
+export function readEntry(file: string, sanitize: boolean): Runtime | { problem: string } | null {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -103,8 +106,8 @@ function readEntry(file: string, sanitize: boolean): Runtime | { problem: string
   return decodeEntry(text, runtimeKey(sanitize), sanitize);
 }
 
-/** Stores the runtime as this mode's entry (atomically); returns why it could not, or null. */
-function storeEntry(file: string, sanitize: boolean, runtime: Runtime): string | null {
+/** Stores the runtime as this mode's entry in `file` (atomically); returns why it could not, or null. */
+export function storeEntry(file: string, sanitize: boolean, runtime: Runtime): string | null {
   const entry: Entry = {
     format: ENTRY_FORMAT, key: runtimeKey(sanitize), sanitize, dataBytes: runtime.dataBytes, sha256: runtimeHash(runtime),
     a: Buffer.from(runtime.a).toString("base64"), b: Buffer.from(runtime.b).toString("base64"),

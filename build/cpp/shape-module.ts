@@ -49,6 +49,17 @@ function placeHeaders(tree: Tree, texts: Map<string, string>, dir: string): void
   }
 }
 
+/**
+ * What the precompiled header of a shape compile without extra_cflags is made from (its flags without the link's,
+ * gpsimd's headers placed at their paths, their texts): the one `npm run build` makes into the package (prebuild.ts).
+ */
+export async function defaultShapePchInputs(): Promise<{ flags: string[]; tree: FileTree; headerTexts: Map<string, string> }> {
+  const tree: Tree = {};
+  const headerTexts = new Map<string, string>();
+  await placeFolder(tree, headerTexts, CPP_INCLUDE_DIR, () => true, true);
+  return { flags: shapeFlags([]).filter((f) => !f.startsWith("-Wl,")), tree, headerTexts };
+}
+
 /** What the compiler said, or the module. */
 export type ShapeModuleResult = { wasm: Uint8Array; texts: Map<string, string> } | { messages: string[] };
 
