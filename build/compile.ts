@@ -45,10 +45,13 @@ function formatDiagnostic(d: AscDiagnostic): string {
   return `${d.file ? `${d.file}:${d.line}:${d.column}: ` : ""}${d.category}: ${d.message}`;
 }
 
-/** The shape sources as the library file holds them: TypeScript transpiled, or C++ compiled to a host module (base64). */
-async function buildShapes(req: BuildRequest): Promise<{ modules: ShapeModule[]; cppShapeModule?: string; files: { file: string; text: string }[]; errors: string[] }> {
+/**
+ * The shape sources as the library file holds them: TypeScript transpiled, or C++ compiled to a host module (base64).
+ * `compiled`: see compileCppShapes (C++ shape sources only).
+ */
+async function buildShapes(req: BuildRequest, compiled?: () => void): Promise<{ modules: ShapeModule[]; cppShapeModule?: string; files: { file: string; text: string }[]; errors: string[] }> {
   if (req.shapeSrcs.some(isCppSource)) {
-    const cpp = await compileCppShapes(req.shapeSrcs, req.extraCflags);
+    const cpp = await compileCppShapes(req.shapeSrcs, req.extraCflags, compiled);
     if ("messages" in cpp) return { modules: [], files: [], errors: cpp.messages };
     return { modules: [], cppShapeModule: Buffer.from(cpp.wasm).toString("base64"), files: [...cpp.texts].map(([file, text]) => ({ file, text })), errors: [] };
   }
@@ -131,18 +134,33 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
   };
 }
 
-/** A library whose compute sources are C++ (build/cpp/): the same parts, from one merged kernel module. */
+/**
+ * A library whose compute sources are C++ (build/cpp/): the same parts, from one merged kernel module. The kernel's
+ * build starts as soon as clang has compiled the shape sources, so that the shape module's stop polls (a tool
+ * process) run beside it; a shape source that does not compile is reported before any kernel work starts.
+ */
 async function buildCppLibrary(req: BuildRequest): Promise<LibraryParts | BuildFailure> {
-  const shapes = await buildShapes(req);
-  const shapeFiles = shapes.files;
-  if (shapes.errors.length) return { messages: shapes.errors };
-  let built;
+  let kernel: Promise<Awaited<ReturnType<typeof buildCpp>> | BuildFailure> | null = null;
+  const startKernel = () => {
+    kernel ??= buildCpp({ computeSrcs: req.computeSrcs, extraCflags: req.extraCflags, sanitize: req.sanitize }).catch((e: unknown) => {
+      if (e instanceof MissingCompilerError) return { messages: [e.message] };
+      throw e;
+    });
+  };
+  let shapes: Awaited<ReturnType<typeof buildShapes>>;
   try {
-    built = await buildCpp({ computeSrcs: req.computeSrcs, extraCflags: req.extraCflags, sanitize: req.sanitize });
+    shapes = await buildShapes(req, startKernel);
   } catch (e) {
-    if (e instanceof MissingCompilerError) return { messages: [e.message] };
+    await (kernel as Promise<unknown> | null)?.catch(() => {}); // no build's work outlives it
     throw e;
   }
+  const shapeFiles = shapes.files;
+  if (shapes.errors.length) {
+    await (kernel as Promise<unknown> | null)?.catch(() => {});
+    return { messages: shapes.errors };
+  }
+  startKernel();
+  const built = await kernel!;
   if ("messages" in built) return built;
   const texts = new Map<string, string>([...built.texts, ...shapeFiles.map(({ file, text }) => [file, text] as const)]);
   const { reloc } = built;

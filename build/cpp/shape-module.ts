@@ -11,7 +11,8 @@ import { clang, MissingCompilerError, type FileTree } from "./toolchain.js";
 import { HEADER_FILE, headersUnder, splitIncludeFlags } from "./user-headers.js";
 import { stoppableShapeModule } from "./shape-polls.js";
 import { readyPrecompiledHeader, prepareHeadersInBackground, forgetPrecompiledHeader, unitTakesPch, withPch as addPch, PCH_FILE } from "./header-pch.js";
-import { timeStageAsync } from "../build-stages.js";
+import { timeStage, timeStageAsync, DETAIL } from "../build-stages.js";
+import { createHash } from "node:crypto";
 
 /** The clang flags of shape modules: C++14 as on the device, no libc, the host answers the imports. */
 function shapeFlags(extraCflags: string[]): string[] {
@@ -63,8 +64,26 @@ export async function defaultShapePchInputs(): Promise<{ flags: string[]; tree: 
 /** What the compiler said, or the module. */
 export type ShapeModuleResult = { wasm: Uint8Array; texts: Map<string, string> } | { messages: string[] };
 
-/** Compiles the C++ shape sources into one host module. */
-export async function compileCppShapes(sources: string[], extraCflags: string[]): Promise<ShapeModuleResult> {
+/**
+ * Shape modules of recent builds in this process, by everything they are made of (the flags, each source and header
+ * text by path): a kernel edit in `gpsimd watch` does not compile the unchanged shape sources again (1.5-2.3 s of a
+ * rebuild). The compiler is the same for the whole process.
+ */
+const recentModules = new Map<string, { wasm: Uint8Array; texts: Map<string, string> }>();
+const RECENT_MODULES_KEPT = 4;
+
+function moduleKey(sources: string[], flags: string[], texts: Map<string, string>): string {
+  const h = createHash("sha256").update(JSON.stringify({ sources, flags }));
+  for (const file of [...texts.keys()].sort()) h.update(`\0${file}\0`).update(texts.get(file)!);
+  return h.digest("hex");
+}
+
+/**
+ * Compiles the C++ shape sources into one host module. `compiled` is called once clang has made it, before its stop
+ * polls (a tool process, then a Binaryen pass): the caller may start the kernel's compile on this thread meanwhile;
+ * the polls' time is then a detail of the build (they overlap other stages), not a stage of its own.
+ */
+export async function compileCppShapes(sources: string[], extraCflags: string[], compiled?: () => void): Promise<ShapeModuleResult> {
   let run;
   try {
     run = await timeStageAsync("compiler start", () => clang());
@@ -89,6 +108,12 @@ export async function compileCppShapes(sources: string[], extraCflags: string[])
   const decoder = new TextDecoder();
   const flags = shapeFlags(extraCflags);
   // gpsimd's headers precompiled (header-pch.ts) when every shape source may start from them; the link flags are the link's.
+  const key = moduleKey(sources, flags, texts);
+  const recent = recentModules.get(key);
+  if (recent) {
+    timeStage("shape function: unchanged, the last build's module", () => compiled?.());
+    return { wasm: recent.wasm, texts: new Map(recent.texts) };
+  }
   const pchFlags = flags.filter((f) => !f.startsWith("-Wl,"));
   const takesPch = sources.every((f) => unitTakesPch(texts.get(f)!));
   const pch = takesPch ? readyPrecompiledHeader(pchFlags, headerTexts) : null;
@@ -111,7 +136,13 @@ export async function compileCppShapes(sources: string[], extraCflags: string[])
     const wasm = (files as Tree)[out];
     if (!(wasm instanceof Uint8Array)) return { messages: [stderr.trim() || "clang produced no shape module"] };
     // Stoppable, with its lines (shape-polls.ts): shape code runs on the calling thread.
-    return { wasm: await timeStageAsync("shape function: stop polls", () => stoppableShapeModule(wasm)), texts };
+    compiled?.();
+    const stoppable = compiled
+      ? await timeStageAsync("shape function: stop polls (beside the kernel's compile)", () => stoppableShapeModule(wasm), DETAIL)
+      : await timeStageAsync("shape function: stop polls", () => stoppableShapeModule(wasm));
+    if (recentModules.size >= RECENT_MODULES_KEPT) recentModules.delete(recentModules.keys().next().value!);
+    recentModules.set(key, { wasm: stoppable, texts: new Map(texts) });
+    return { wasm: stoppable, texts };
   } catch (e) {
     if (stderr) return { messages: stderr.trim().split("\n") };
     throw e;
