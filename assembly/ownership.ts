@@ -128,28 +128,32 @@ function fill_ones(p: usize, n: usize): void {
   for (; p < end; p++) store<u8>(p, 1);
 }
 
-// Two ranges of TCM bytes known written in this generation (own_mark marked them, or own_read_range found them
-// written): a kernel copies chunk after chunk into the same one or two buffers and reads them back whole, so after
-// the first chunk a copy in need not mark its 64 summary bytes again, nor a helper's read scan them; two compares
-// instead. Like the slow path's windows below, they hold until a byte becomes unwritten (own_mark(false), own_enter:
-// a new generation). A range that meets one of them joins it; else it replaces the older.
+// Three ranges of TCM bytes known written in this generation (own_mark marked them, or own_read_range found them
+// written): a kernel copies chunk after chunk into the same few buffers (giou: pred, target, output) and reads them
+// back whole, so after the first chunk a copy in need not mark its 64 summary bytes again, nor a helper's read scan
+// them; a few compares instead. Like the slow path's windows below, they hold until a byte becomes unwritten
+// (own_mark(false), own_enter: a new generation). A range that meets one of them joins it; else it replaces the oldest.
 let known_lo0: usize = 0, known_hi0: usize = 0, known_gen0: u32 = 0;
 let known_lo1: usize = 0, known_hi1: usize = 0, known_gen1: u32 = 0;
+let known_lo2: usize = 0, known_hi2: usize = 0, known_gen2: u32 = 0;
 let known_next: i32 = 0;
 
-/** True when every TCM byte of [from, to) is known written (one of the two ranges of this generation holds it). */
+/** True when every TCM byte of [from, to) is known written (one of the ranges of this generation holds it). */
 // @ts-ignore: decorator
 @inline function known_written(from: usize, to: usize): bool {
-  return (known_gen0 == generation && from >= known_lo0 && to <= known_hi0) || (known_gen1 == generation && from >= known_lo1 && to <= known_hi1);
+  return (known_gen0 == generation && from >= known_lo0 && to <= known_hi0) || (known_gen1 == generation && from >= known_lo1 && to <= known_hi1)
+    || (known_gen2 == generation && from >= known_lo2 && to <= known_hi2);
 }
 
 /** Notes that the TCM bytes of [from, to) are written (see known_written). */
 function remember_written(from: usize, to: usize): void {
   if (known_gen0 == generation && from <= known_hi0 && to >= known_lo0) { known_lo0 = min(from, known_lo0); known_hi0 = max(to, known_hi0); return; }
   if (known_gen1 == generation && from <= known_hi1 && to >= known_lo1) { known_lo1 = min(from, known_lo1); known_hi1 = max(to, known_hi1); return; }
+  if (known_gen2 == generation && from <= known_hi2 && to >= known_lo2) { known_lo2 = min(from, known_lo2); known_hi2 = max(to, known_hi2); return; }
   if (known_next == 0) { known_lo0 = from; known_hi0 = to; known_gen0 = generation; }
-  else { known_lo1 = from; known_hi1 = to; known_gen1 = generation; }
-  known_next ^= 1;
+  else if (known_next == 1) { known_lo1 = from; known_hi1 = to; known_gen1 = generation; }
+  else { known_lo2 = from; known_hi2 = to; known_gen2 = generation; }
+  known_next = known_next == 2 ? 0 : known_next + 1;
 }
 
 /**
@@ -266,27 +270,38 @@ function store_block(addr: usize, end: usize): bool {
   return false;
 }
 
+/** gpsimd_own_window's third argument: bit 0 a store (else a load); bit 1 a query (answer, never fail). */
+const OWN_STORE: u32 = 1;
+const OWN_QUERY: u32 = 2;
+
 /**
  * The slow path of the inline checks, one function so that it is too large for the optimiser to inline into the
- * kernel (inlined, its report would lose the access's source place): checks a load (store = false) or store of
+ * kernel (inlined, its report would lose the access's source place): checks a load (how = 0) or store (how = 1) of
  * [addr, addr + bytes) exactly, fails naming it, or sets the window (gpsimd_own_win_*) around it. A load fails at its
  * first unwritten TCM byte; a store fails outside what the call owns (in TCM: outside every live block).
+ * A query (how | 2: the range a counted loop's accesses cover, build/ownership-loops.ts) never fails: where the access
+ * would, the window is empty (gpsimd_own_win_len 0), and the loop runs with each access checked at its own line.
  */
-export function gpsimd_own_window(addr: usize, bytes: usize, store: bool): void {
+export function gpsimd_own_window(addr: usize, bytes: usize, how: u32): void {
   if (!checks_on()) { window(0, <usize>-1); return; }
+  const store = (how & OWN_STORE) != 0, query = (how & OWN_QUERY) != 0;
   const lo = gpsimd_own_tcm_lo, hi = arena_end();
   const end = addr + bytes;
   if (!store) {
     if (end <= lo && end >= addr) { window(0, lo); return; }
     if (addr >= hi) { window(hi, 0 - hi); return; }
     if (addr < lo || end > hi || end < addr) { // straddles the arena's edge
+      if (query) { window(0, 0); return; }
       report_unwritten(addr, bytes, max<usize>(addr, lo), min<usize>(end, hi));
       window(addr, bytes);
       return;
     }
     if (cached(load_lo0, load_len0, load_gen0, addr, bytes, 0) || cached(load_lo1, load_len1, load_gen1, addr, bytes, 0)) return;
-    const last = run_end(addr, min<usize>(hi, addr + WINDOW_REACH));
-    if (last < end) report_unwritten(addr, bytes, addr, end);
+    const last = run_end(addr, min<usize>(hi, max<usize>(end, addr + WINDOW_REACH)));
+    if (last < end) {
+      if (query) { window(0, 0); return; }
+      report_unwritten(addr, bytes, addr, end);
+    }
     const first = run_start(addr, addr >= lo + WINDOW_REACH ? addr - WINDOW_REACH : lo);
     window(first, last - first);
     if (load_next == 0) { load_lo0 = first; load_len0 = last - first; load_gen0 = generation; }
@@ -312,13 +327,14 @@ export function gpsimd_own_window(addr: usize, bytes: usize, store: bool): void 
       if (dst != 0 && owned_tensor(dst, addr, end)) return;
     }
   }
+  if (query) { window(0, 0); return; }
   report(E_FOREIGN_STORE, addr, bytes, 0);
 }
 
 /** A kernel store of [addr, addr + bytes) (memory.fill, memory.init): checked as above, and marked written where it is TCM. */
 export function gpsimd_own_store(addr: usize, bytes: usize): void {
   if (bytes == 0 || !checks_on()) return;
-  gpsimd_own_window(addr, bytes, true);
+  gpsimd_own_window(addr, bytes, OWN_STORE);
   own_mark(addr, bytes, true);
 }
 

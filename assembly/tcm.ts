@@ -121,10 +121,29 @@ function all_clean(first: usize, last: usize): bool {
   return true;
 }
 
-// A range of whole granules known clean, [clean_lo, clean_hi) (empty: none): kernels copy chunk after chunk into the
-// same buffer and out of it, so after the first chunk the bitmap need not be set nor tested for it; two compares
-// instead. Only tcm_alloc's poisoning clears bits, and it forgets the range, as a launch does (forget_cached_block).
-let clean_lo: usize = 0, clean_hi: usize = 0;
+// Ranges of whole granules known clean, [clean_lo, clean_hi) (empty: none), three of them: kernels copy chunk after
+// chunk into the same few buffers (giou: pred, target, output) and out of them, so after the first chunk the bitmap
+// need not be set nor tested for them; a few compares instead. Only tcm_alloc's poisoning clears bits, and it forgets
+// the ranges, as a launch does (forget_cached_block). A range that meets one joins it; else it replaces the oldest.
+let clean_lo0: usize = 0, clean_hi0: usize = 0, clean_lo1: usize = 0, clean_hi1: usize = 0, clean_lo2: usize = 0, clean_hi2: usize = 0;
+let clean_next: i32 = 0;
+
+/** True when every granule [start, end) touches is in a range known clean. */
+// @ts-ignore: decorator
+@inline function known_clean(start: usize, end: usize): bool {
+  return (start >= clean_lo0 && end <= clean_hi0) || (start >= clean_lo1 && end <= clean_hi1) || (start >= clean_lo2 && end <= clean_hi2);
+}
+
+function forget_clean(): void { clean_lo0 = clean_hi0 = clean_lo1 = clean_hi1 = clean_lo2 = clean_hi2 = 0; }
+
+/** Notes that the granules [lo, hi) (granule-aligned) are clean. */
+function remember_clean(lo: usize, hi: usize): void {
+  if (clean_hi0 > clean_lo0 && lo <= clean_hi0 && hi >= clean_lo0) { clean_lo0 = min(lo, clean_lo0); clean_hi0 = max(hi, clean_hi0); return; }
+  if (clean_hi1 > clean_lo1 && lo <= clean_hi1 && hi >= clean_lo1) { clean_lo1 = min(lo, clean_lo1); clean_hi1 = max(hi, clean_hi1); return; }
+  if (clean_hi2 > clean_lo2 && lo <= clean_hi2 && hi >= clean_lo2) { clean_lo2 = min(lo, clean_lo2); clean_hi2 = max(hi, clean_hi2); return; }
+  if (clean_next == 0) { clean_lo0 = lo; clean_hi0 = hi; } else if (clean_next == 1) { clean_lo1 = lo; clean_hi1 = hi; } else { clean_lo2 = lo; clean_hi2 = hi; }
+  clean_next = clean_next == 2 ? 0 : clean_next + 1;
+}
 
 /** Marks the granules wholly inside [start, end) clean, or (clean = false) every granule touched by it as possibly poisoned. */
 function set_clean(start: usize, end: usize, clean: bool): void {
@@ -132,17 +151,15 @@ function set_clean(start: usize, end: usize, clean: bool): void {
   const arena = <usize>load<u32>(CTX, CTX_TCM_BASE);
   const size = <usize>TCM_GRANULE;
   if (!clean) {
-    clean_lo = clean_hi = 0;
+    forget_clean();
     mark((start - arena) / size, (end - arena + size - 1) / size, false);
     return;
   }
-  if (start >= clean_lo && end <= clean_hi) return;
+  if (known_clean(start, end)) return;
   const first = (start - arena + size - 1) / size, last = (end - arena) / size;
   if (first >= last) return;
   mark(first, last, true);
-  const lo = arena + first * size, hi = arena + last * size;
-  if (lo <= clean_hi && hi >= clean_lo && clean_hi > clean_lo) { clean_lo = min(lo, clean_lo); clean_hi = max(hi, clean_hi); }
-  else { clean_lo = lo; clean_hi = hi; }
+  remember_clean(arena + first * size, arena + last * size);
 }
 
 /** Frees a block from tcm_malloc. tcm_free(0) does nothing. */
@@ -193,17 +210,23 @@ function find_block_start(ptr: usize): i32 {
   return -1;
 }
 
-// The block the last checked copy used: kernels copy through the same few buffers over and over.
-let cached_start: usize = 0;
-let cached_end: usize = 0;
+// The blocks the last checked copies used, three of them: kernels copy through the same few buffers over and over.
+let cached_start0: usize = 0, cached_end0: usize = 0, cached_start1: usize = 0, cached_end1: usize = 0, cached_start2: usize = 0, cached_end2: usize = 0;
+let cached_next: i32 = 0;
 
-/** Forgets the cached block (a block was freed, or a new launch began). */
-export function forget_cached_block(): void { cached_start = cached_end = 0; clean_lo = clean_hi = 0; }
+/** Forgets the cached blocks (a block was freed, or a new launch began) and the ranges known clean. */
+export function forget_cached_block(): void {
+  cached_start0 = cached_end0 = cached_start1 = cached_end1 = cached_start2 = cached_end2 = 0;
+  forget_clean();
+}
 
 /** Fails unless [ptr, ptr + bytes) lies inside one live block; reports the room left in the block ptr is in (-1: a freed block). */
 // @ts-ignore: decorator
 @inline function check_in_block(ptr: usize, bytes: usize, slot: i32): void {
-  if (ptr < cached_start || ptr + bytes > cached_end || ptr + bytes < ptr) find_block(ptr, bytes, slot);
+  const end = ptr + bytes;
+  if (end < ptr || !((ptr >= cached_start0 && end <= cached_end0) || (ptr >= cached_start1 && end <= cached_end1) || (ptr >= cached_start2 && end <= cached_end2))) {
+    find_block(ptr, bytes, slot);
+  }
 }
 
 /** check_in_block past its cached block: looks the block up in the table (and caches it), or fails. */
@@ -213,7 +236,11 @@ function find_block(ptr: usize, bytes: usize, slot: i32): void {
   for (let i = 0; i < n; i++) {
     const start = <usize>load<u32>(entry(i), TCMB_PTR);
     const end = start + <usize>load<u32>(entry(i), TCMB_SIZE);
-    if (ptr >= start && ptr + bytes <= end) { cached_start = start; cached_end = end; return; }
+    if (ptr >= start && ptr + bytes <= end) {
+      if (cached_next == 0) { cached_start0 = start; cached_end0 = end; } else if (cached_next == 1) { cached_start1 = start; cached_end1 = end; } else { cached_start2 = start; cached_end2 = end; }
+      cached_next = cached_next == 2 ? 0 : cached_next + 1;
+      return;
+    }
     if (ptr >= start && ptr < end) room = end - ptr;
   }
   fail(E_TCM_RANGE, slot, <f64>ptr, <f64>bytes, room > 0 ? <f64>room : was_freed(ptr) ? -1 : 0);
@@ -234,7 +261,7 @@ function tensor_range_error(desc: usize, offset: i64, count: i64, numel: i64): v
 function check_poison<T>(desc: usize, ptr: usize, count: i64, offset: i64): void {
   if (!is_floating(load<i32>(desc, TD_DTYPE))) return; // integer values cannot be told from poison
   const end = ptr + (<usize>count << alignof<T>());
-  if (end <= ptr || (ptr >= clean_lo && end <= clean_hi)) return; // the common case: copied in, computed in place
+  if (end <= ptr || known_clean(ptr, end)) return; // the common case: copied in, computed in place
   if (all_clean(granule(ptr), granule(end - 1) + 1)) return;
   const arena = <usize>load<u32>(CTX, CTX_TCM_BASE);
   const size = <usize>TCM_GRANULE;
@@ -287,7 +314,7 @@ export class TcmAccessor {
       check_element_type<T>(load<i32>(desc, TD_DTYPE), slot_of(desc));
       check_tensor_range(desc, tensor_offset, num_elem);
       check_in_block(tcm_ptr, bytes, slot_of(desc));
-      if ((FLAGS & FLAG_POISON) && (tcm_ptr < clean_lo || tcm_ptr + bytes > clean_hi)) set_clean(tcm_ptr, tcm_ptr + bytes, true);
+      if ((FLAGS & FLAG_POISON) && !known_clean(tcm_ptr, tcm_ptr + bytes)) set_clean(tcm_ptr, tcm_ptr + bytes, true);
       own_mark_written(tcm_ptr, bytes);
       in_bytes += <f64>bytes;
       in_calls++;
@@ -308,7 +335,7 @@ export class TcmAccessor {
       if (is_multicore() && !(flags & (TDF_OUTPUT | TDF_KERNEL_OWNED))) fail(E_WRITE_NOT_OUTPUT, slot_of(desc), 0, 0, 0);
       check_tensor_range(desc, tensor_offset, num_elem);
       check_in_block(tcm_ptr, bytes, slot_of(desc));
-      if ((FLAGS & FLAG_POISON) && (tcm_ptr < clean_lo || tcm_ptr + bytes > clean_hi)) check_poison<T>(desc, tcm_ptr, num_elem, tensor_offset);
+      if ((FLAGS & FLAG_POISON) && !known_clean(tcm_ptr, tcm_ptr + bytes)) check_poison<T>(desc, tcm_ptr, num_elem, tensor_offset);
       out_bytes += <f64>bytes;
       out_calls++;
     }

@@ -22,6 +22,10 @@
 // through the runtime but only mark. So every window in the TCM arena is dropped (cap = 0) after each call or
 // call_indirect the function makes (build/ownership-calls.ts), and nowhere else; a window outside the arena (memory
 // where loads are not checked; a range the call owns until it ends) stays true across calls.
+// A counted loop (`for (...; i < n; i += C)`) whose checked accesses all go through base + (i << k) + a constant, with
+// no call in it, is tested once per group of accesses over the whole range it will touch, before it runs; it then
+// runs without tests (a store still marks the written-map), or, when a range is not all fine, a copy of it runs with
+// every access tested as above, so an access fails exactly where it did (build/ownership-loops.ts).
 // memory.copy and memory.fill / memory.init call the runtime (gpsimd_own_copy, gpsimd_own_store) with their operands,
 // evaluated once, in order. Atomic read-modify-writes count as stores; atomic wait and notify touch nothing the kernel
 // reads as data. The written-map of TCM byte a is the byte a + TCM_SHADOW_DELTA, so a store marks it at the store's
@@ -30,6 +34,7 @@
 import binaryen from "binaryen";
 import { walkExpressions } from "./binaryen-walk.js";
 import { afterEachCall } from "./ownership-calls.js";
+import { versionLoops } from "./ownership-loops.js";
 import { OWN_GLOBALS, OWN_FUNCTIONS, CHECK_SOURCE } from "./ownership-names.js";
 import { TCM_SHADOW_DELTA } from "../host/device/layout.js";
 import { SANITIZE_MODULE } from "../host/checks/sanitizer-fast-path.js";
@@ -128,7 +133,9 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
   const checkFile = options.tagChecks ? debugFileIndex(module, CHECK_SOURCE) : null;
   const unknownKind = (id: number) => new Error(`ownership checks: expression kind ${id} in the code they add`);
 
-  for (const { func, found } of work) {
+  for (const w of work) {
+    const { func } = w;
+    let { found } = w;
     const local = () => B._BinaryenFunctionAddVar(func, i32);
     const get = (l: number) => module.local.get(l, i32);
     // The TCM bounds change only when a launch begins: read once per call into locals (kept in registers), not per
@@ -155,6 +162,31 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
       walkExpressions(root, (e) => { if (!kept.has(e)) module.setDebugLocation(func, e, checkFile, 1, 1); }, unknownKind);
       return root;
     };
+
+    /** The written-map marking of an n-byte store at ptr + offset. */
+    const markWritten = (ptr: () => number, offset: number, bytes: number): number => {
+      const at = offset + TCM_SHADOW_DELTA;
+      switch (bytes) {
+        case 1: return module.i32.store8(at, 1, ptr(), c(1));
+        case 2: return module.i32.store16(at, 1, ptr(), c(0x0101));
+        case 4: return module.i32.store(at, 1, ptr(), c(0x01010101));
+        case 8: return module.i64.store(at, 1, ptr(), i64Pattern());
+        default: return module.v128.store(at, 1, ptr(), module.v128.const(new Array(16).fill(1)));
+      }
+    };
+    // Counted loops over base + (counter << k) test their accesses' ranges once, before the loop
+    // (build/ownership-loops.ts); the checks below go to the loop's checked copy, whose accesses stand in for its own.
+    const queryCalls = new Set<number>();
+    if (options.checkStores) {
+      const twins = versionLoops({
+        module, local: (type) => B._BinaryenFunctionAddVar(func, type), accessOf,
+        query: (addr, len, store) => { const call = module.call(fn("window"), [addr, len, c(store ? 3 : 2)], none); queryCalls.add(call); return call; },
+        winLen: () => global("winLen"), winMark: () => global("winMark"), markWritten, tag,
+        markRange: (addr, len) => { const call = module.call(fn("store"), [addr, len], none); queryCalls.add(call); return call; },
+      }, binaryen.getFunctionInfo(func).body, found);
+      found = found.map((e) => twins.get(e) ?? e);
+      for (const [e, twin] of twins) { const place = places.get(e); if (place) places.set(twin, place); }
+    }
 
     // One window per kind of access, pointer local and size (an access through any other pointer has its own): the
     // accesses v128.load(p), v128.load(p, 16), ... share one, so a loop needs two locals per pointer, not per access.
@@ -195,20 +227,9 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
         const callee = module.getFunction(info.target);
         return callee !== 0 && binaryen.getFunctionInfo(callee).module === SANITIZE_MODULE;
       };
-      body = afterEachCall(module, func, body, drop, (wrapper, call) => { tag(wrapper, [call]); }, sanitizeCheck);
+      body = afterEachCall(module, func, body, drop, (wrapper, call) => { tag(wrapper, [call]); }, (call) => sanitizeCheck(call) || queryCalls.has(call));
     }
 
-    /** The written-map marking of an n-byte store at ptr + offset. */
-    const markWritten = (ptr: () => number, offset: number, bytes: number): number => {
-      const at = offset + TCM_SHADOW_DELTA;
-      switch (bytes) {
-        case 1: return module.i32.store8(at, 1, ptr(), c(1));
-        case 2: return module.i32.store16(at, 1, ptr(), c(0x0101));
-        case 4: return module.i32.store(at, 1, ptr(), c(0x01010101));
-        case 8: return module.i64.store(at, 1, ptr(), i64Pattern());
-        default: return module.v128.store(at, 1, ptr(), module.v128.const(new Array(16).fill(1)));
-      }
-    };
     /** The address an access of a site reads or writes: its pointer local plus constants, or the temporary p. */
     const addressOf = (base: Base | null, p: number, offset: number) => () => {
       const pointer = base ? module.local.get(base.local, i32) : get(p);
