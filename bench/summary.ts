@@ -17,7 +17,9 @@ export function renderSummary(suites: string[]): string {
     const e = r.meta.environment;
     lines.push("", `${r.meta.suite}: ${r.meta.title}`, `  ${e.date.slice(0, 16).replace("T", " ")} UTC, Node ${e.node}, ${e.cpus} CPUs (${e.cpuModel}), load average ${e.load.toFixed(1)}`);
     for (const note of r.meta.notes) lines.push(`  ${note}`);
-    lines.push(toText(suiteTable(r)));
+    // A suite that times no cases (build) printed its findings at the end of its run, and its targets are below.
+    if (r.meta.workloads.length === 0) lines.push(`  no timed cases: its findings were printed with its run (saved in ${r.meta.suite}.meta.json), its targets are below`);
+    else lines.push(toText(suiteTable(r)));
   }
   lines.push("", "Targets (ratios to floors measured in the same run; see README, How to read the numbers)", toText(targetsTable(all)));
   return lines.join("\n");
