@@ -5,8 +5,10 @@
 import { parentPort } from "node:worker_threads";
 import { writeFile, rename } from "node:fs/promises";
 import path from "node:path";
-import { buildLibrary, type BuildRequest } from "./compile.js";
+import type { BuildRequest } from "./compile.js";
 import { encodeLibrary } from "../host/library/library-file.js";
+import { isCppSource } from "./cpp/kernel-decls.js";
+import { clang } from "./cpp/toolchain.js";
 import { makeDirectory } from "./make-directory.js";
 import { takeBuildWarnings } from "./build-warnings.js";
 import { setBuildTempRoot } from "./build-temp.js";
@@ -58,7 +60,16 @@ function reply(job: CompileJob, result: CompileAnswer): void {
   Atomics.notify(header, 0);
 }
 
+/**
+ * The build step (asc, TypeScript, Binaryen: about 0.5 s to load), loaded after the message handler is in place, so
+ * that a first C++ build starts clang's process (toolchain.ts) while it loads.
+ */
+const compiler = import("./compile.js");
+
 parentPort!.on("message", async (job: CompileJob) => {
+  const { computeSrcs, shapeSrcs } = job.request;
+  if ([...computeSrcs, ...shapeSrcs].some(isCppSource)) clang().catch(() => {}); // a missing compiler is the build's error
+  const { buildLibrary } = await compiler;
   const start = performance.now();
   setBuildTempRoot(job.tempRoot ?? null);
   takeBuildStages(); // nothing of an earlier build that ended in a throw
