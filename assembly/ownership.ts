@@ -118,6 +118,15 @@ export function own_dirty_to(end: usize): void {
 }
 
 /**
+ * Notes that the last live block was freed: tcm_free cleared both maps over each block, and nothing marks outside
+ * the blocks (blocks do not share a summary granule; copies and stores land in live blocks), so the maps are all 0
+ * and the next launch on this core need not clear them (a launch that ends with blocks live, or fails, clears).
+ */
+export function own_all_freed(): void {
+  store<u32>(gpsimd_own_tcm_lo, 0, TCM_DIRTY_END);
+}
+
+/**
  * Sets n bytes at p to 1 with v128 stores: a copy's edges and summary bytes are a few dozen bytes, where a
  * memory.fill is a call out of the module in V8, dearer than a few stores.
  */

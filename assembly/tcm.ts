@@ -17,7 +17,7 @@ import { CTX, FLAGS, checks_on, is_multicore, fail, slot_of } from "./core";
 import { check_element_type, is_floating } from "./dtype";
 import { log_output_write, log_output_read } from "./writelog";
 import { trace } from "./trace";
-import { own_mark, own_mark_written, own_dirty_to } from "./ownership";
+import { own_mark, own_mark_written, own_dirty_to, own_all_freed } from "./ownership";
 
 /** Slot value for reports that concern no tensor. */
 const NO_TENSOR: i32 = -3;
@@ -183,6 +183,7 @@ export function release(i: i32): void {
   const n = load<i32>(CTX, CTX_TCM_NBLOCKS);
   memory.copy(e, entry(i + 1), <usize>((n - i - 1) * TCMB_BYTES));
   store<i32>(CTX, n - 1, CTX_TCM_NBLOCKS);
+  if (n == 1 && checks_on()) own_all_freed();
   store<i32>(CTX, load<i32>(CTX, CTX_TCM_USED) - <i32>round_up(size), CTX_TCM_USED);
   const slot = load<i32>(CTX, CTX_FREED_NEXT);
   store<u32>(CTX + CTX_FREED + <usize>((slot % MAX_FREED) << 2), <u32>ptr);

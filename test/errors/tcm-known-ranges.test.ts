@@ -4,7 +4,7 @@
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { readFileSync } from "node:fs";
 import { ops, tensor, custom_op, UninitializedTcmError, type Library, type Tensor } from "gpsimd";
-import { fixturePath, expectFailureKeepsInputs, TEST_BUILD_DIR } from "../helpers.js";
+import { fixturePath, expectFailureKeepsInputs, values, TEST_BUILD_DIR } from "../helpers.js";
 
 const NAME = "tcm_known_ranges";
 const FILE = fixturePath("tcm-known-ranges", "kernels.ts");
@@ -57,5 +57,26 @@ describe("known-written and known-clean TCM ranges", () => {
       `${NAME}::copy_out_after_realloc (core 0)`, "tcm_to_tensor", "element 0 comes from TCM+0x0",
     ]);
     expect(e.details).toMatchObject({ offset: 0 });
+  });
+
+  // A launch that frees every block it took leaves both maps clear (tcm_free clears each block's), so the next launch
+  // on the core does not clear them again: what the first one wrote must not be found written in the second.
+  it("after a launch that wrote a block and freed it, a fresh block in the same place is unwritten: a helper's read fails", () => {
+    const x = tensor(xs);
+    expect(values(o.fill_and_free(x))).toEqual(xs.map((v) => Math.fround(Math.max(Math.fround(v), 0) + 1)));
+    const e = expectFailureKeepsInputs([x], () => o.helper_read_fresh(x), UninitializedTcmError, "E_TCM_UNWRITTEN_READ", [
+      `${NAME}::helper_read_fresh (core 0)`, "byte 0 was never written",
+    ]);
+    expect(e.details).toMatchObject({ range: [0, 256], firstUnwritten: 0 });
+  });
+
+  it("after a launch that wrote a block and freed it, a raw load of a fresh block in the same place fails at its line", () => {
+    const x = tensor(xs);
+    o.fill_and_free(x);
+    const line = lineOf("load<f32>(buf + <usize>((n - 1) * 4))");
+    const e = expectFailureKeepsInputs([x], () => o.raw_read_fresh(x), UninitializedTcmError, "E_TCM_UNWRITTEN_READ", [
+      `${NAME}::raw_read_fresh (core 0)`, "read of bytes [252, 256) of the 256-byte TCM block", `at raw_read_fresh (${FILE}:${line}:`,
+    ]);
+    expect(e.details).toMatchObject({ range: [252, 256], line });
   });
 });
