@@ -215,8 +215,6 @@ function preorder(root: number): number[] {
   return all;
 }
 
-let copies = 0;
-
 /**
  * Versions the counted loops under body (see the top of this file). Returns, for each checked access of a versioned
  * loop, its twin in the loop's checked copy: the pass checks the twin, as it would have the access.
@@ -224,6 +222,8 @@ let copies = 0;
 export function versionLoops(v: LoopVersioning, body: number, checked: number[]): Map<number, number> {
   const { module } = v;
   const twins = new Map<number, number>();
+  // Copies' labels are numbered within the function, so that builds A and B of a library (build/relocate.ts) name them alike.
+  let copies = 0;
   const checkedSet = new Set(checked);
   const slots: { block: number; index: number; loop: number }[] = [];
   walkExpressions(body, (e, kind, i) => {
