@@ -181,11 +181,15 @@ async function merge(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string 
 export function kernelModulePasses(_options: KernelModuleOptions): string[] {
   // printf's runtime entries stay calls: inlined, the call instruction that carries the kernel's printf line would be
   // replaced by runtime code without one, and a kernel whose only statement is a printf would keep no line at all.
-  // So does the allocator that takes a site: its site operand must reach a call (build/allocation-sites.ts). Each
-  // no-inline pass takes one name pattern: the full and partial variants (both together are --no-inline) mark it.
+  // So do the TCM entries (gpsimd_tcm_malloc[_at], gpsimd_tcm_free, gpsimd_to_tcm_*, gpsimd_from_tcm_*): the allocator
+  // that takes a site needs its site operand to reach a call (build/allocation-sites.ts), and a copy's errors, its
+  // cross-core write and read records and their reruns name the copy's line through its call (a copy entry that only
+  // forwards to the runtime's copy is small enough to be inlined, and the copy's statement then kept no line at all:
+  // test/cpp/cross-core-races). Each no-inline pass takes one name pattern: the full and partial variants (both
+  // together are --no-inline) mark the TCM entries.
   return [
     "--no-inline", "--pass-arg=no-inline@*gpsimd_printf*",
-    "--no-full-inline", "--no-partial-inline", "--pass-arg=no-full-inline@*tcm_malloc_at*", "--pass-arg=no-partial-inline@*tcm_malloc_at*",
+    "--no-full-inline", "--no-partial-inline", "--pass-arg=no-full-inline@*gpsimd_*tcm*", "--pass-arg=no-partial-inline@*gpsimd_*tcm*",
     "-O3", "--always-inline-max-function-size=100",
   ];
 }
