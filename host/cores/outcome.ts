@@ -66,7 +66,7 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
   const copied = returned ? copyResult(op, 0, returnedBy, returned, request.descriptors!, request.output) : null;
   const returnedBytes = copied ?? 0;
   if (copied === null && checkWrites) {
-    if (!lib.multicore) checkCoverage(op, writes, request.output, false);
+    if (!lib.multicore) checkCoverage(op, writes[0]?.intervals ?? [], request.output);
     else if (!tilesExactly(writes, request.output.numel())) {
       // Not the plain tiling of a clean call (cross-core.ts): the full check, which finds what is wrong, if anything.
       const e = crossCoreError(op.qualifiedName, checkCrossCore(writes, request.output.numel()), request.output);

@@ -17,8 +17,8 @@ import { watchHostRun } from "../cores/watchdog.js";
 import { output } from "../output.js";
 import { sanitizerImports } from "../checks/sanitizer.js";
 import { resolveRuntime, type ResolvedRuntime, type RuntimeOptions } from "./options.js";
-import { GpsimdError, ShapeFunctionError, RegistryError, CrossCoreWriteError, LibraryFormatError } from "../checks/errors.js";
-import { describeGaps, pendingPlaces, unwrittenOutputError } from "../cores/cross-core-errors.js";
+import { GpsimdError, ShapeFunctionError, RegistryError, LibraryFormatError } from "../checks/errors.js";
+import { pendingPlaces, unwrittenOutputError } from "../cores/cross-core-errors.js";
 import { relocateCode, relocateData } from "../../build/relocate.js";
 import { createSourceLocator } from "../checks/source-locator.js";
 import type { SourceLocator } from "../checks/source-locator.js";
@@ -29,7 +29,7 @@ import {
   FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_LOG_READS, FLAG_PRINT_ALL_CORES, FLAG_TRACE,
   CTX_WLOG,
 } from "../device/layout.js";
-import { checkCrossCore, type CoreWrites } from "../checks/cross-core.js";
+import { checkCrossCore } from "../checks/cross-core.js";
 import { dtypeInfo } from "../device/dtype.js";
 import type { Pool, LaunchRequest } from "../cores/pool.js";
 import { TraceWriter, TRACE_CORE_BYTES, traceClock, coreTrace, readCounters, type LaunchTrace } from "../profiling/trace.js";
@@ -294,7 +294,7 @@ export class Library {
     showCoreOutput(op.qualifiedName, [{ core: 0, ctx: region.ctx, warnings: outcome.warnings, dropped: 0 }]);
     verifyDescriptors(hbm().words(), region.ctx, launch, site);
     const returnedBytes = copyResult(op, 0, region.ctx, outcome.returned, launch, out);
-    if (returnedBytes === null && flags & FLAG_LOG_WRITES) checkCoverage(op, [{ core: 0, intervals: writes }], out, false);
+    if (returnedBytes === null && flags & FLAG_LOG_WRITES) checkCoverage(op, writes, out);
     split?.mark(S_AFTER);
     if (!writer) return undefined;
     const core = coreTrace(this.hostTrace!, 0, { core: 0, counters: readCounters(view, region.ctx), writes: returnedBytes ? [0, out.numel()] : writes, printf: printed });
@@ -354,19 +354,16 @@ export function writeLog(view: DataView, ctx: number): number[] {
   return out;
 }
 
-/** Fails if output elements were written by two cores or by none. */
-export function checkCoverage(op: Operator, writes: CoreWrites[], out: Tensor, multicore: boolean): void {
-  // One core that wrote the output in one run from its first element to its last (a tiny call, most single-core
-  // calls): nothing overlaps and nothing is missing.
-  if (writes.length === 1 && writes[0].intervals.length === 2 && writes[0].intervals[0] === 0 && writes[0].intervals[1] >= out.numel()) return;
-  const f = checkCrossCore(writes, out.numel());
-  const name = op.qualifiedName;
-  if (f.overlaps.length) {
-    const o = f.overlaps[0];
-    throw new CrossCoreWriteError("E_CROSS_CORE_OVERLAP", `${name}: cores ${o.cores[0]} and ${o.cores[1]} both wrote output elements [${o.start}, ${o.end}) of ${out.describe()}; each core must write a disjoint part of get_dst_tensor()${f.overlaps.slice(1).map((x) => `\nalso: cores ${x.cores[0]} and ${x.cores[1]} both wrote [${x.start}, ${x.end})`).join("")}${f.unwritten ? `\nalso: ${describeGaps(f, multicore)}` : ""}`, { op: name, core: o.cores[1], details: { overlaps: f.overlaps, gaps: f.gaps, unwritten: f.unwritten } });
-  }
+/**
+ * Fails if a single-core call left output elements unwritten (`intervals`: its write log, [start, end, ...]). A
+ * multicore call's coverage is the cross-core check's (host/cores/outcome.ts), which also finds overlaps.
+ */
+export function checkCoverage(op: Operator, intervals: number[], out: Tensor): void {
+  // The output written in one run from its first element to its last (a tiny call, most calls): nothing is missing.
+  if (intervals.length === 2 && intervals[0] === 0 && intervals[1] >= out.numel()) return;
+  const f = checkCrossCore([{ core: 0, intervals }], out.numel());
   // Thrown before the writes nearest the gap are named: the caller's catch has a rerun find them (locate-rerun.ts).
-  if (f.unwritten) throw unwrittenOutputError(name, f, out, multicore);
+  if (f.unwritten) throw unwrittenOutputError(op.qualifiedName, f, out, false);
 }
 
 /** The cores' warnings, each text once: the same warning from several cores names them all, "(cores 0-7)". */
