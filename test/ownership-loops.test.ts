@@ -20,7 +20,7 @@ type Body = (m: binaryen.Module, get: (l: number) => number) => number[];
  */
 function kernelModule(body: Body): Uint8Array {
   const m = new binaryen.Module();
-  const { i32, none } = binaryen;
+  const { i32 } = binaryen;
   m.setFeatures(binaryen.Features.MutableGlobals | binaryen.Features.SIMD128);
   m.setMemory(PAGES, PAGES, "memory");
   const [n, i] = [1, 2];
@@ -79,7 +79,7 @@ async function run(body: Body, p: number, n: number, fineEnd = TCM_LO + TCM_SPAN
     [OWN_FUNCTIONS.store]: (addr: number, bytes: number) => { calls.push({ fn: "store", addr, bytes }); },
     [OWN_FUNCTIONS.copy]: () => {},
   };
-  const { instance } = await WebAssembly.instantiate(kernelModule(body), { [RUNTIME]: runtime });
+  const { instance } = await WebAssembly.instantiate(kernelModule(body) as Uint8Array<ArrayBuffer>, { [RUNTIME]: runtime });
   const memory = new Uint8Array((instance.exports as { memory?: WebAssembly.Memory }).memory?.buffer ?? new ArrayBuffer(0));
   try {
     (instance.exports.kernel as (p: number, n: number) => number)(p, n);

@@ -3,7 +3,7 @@
 // core writes, the blog's giou.cpp whose cores overlap, and output elements no core wrote. One library holds every
 // kernel (one C++ build). Expected lines are found in the sources by their markers; the function named is the one the
 // statement's code ended up in (clang inlines the static helper double_into into each kernel).
-import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { it, expect, beforeAll, afterAll } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import {

@@ -81,7 +81,7 @@ describe("C++ stores outside what the call owns, in the default mode", () => {
   it("a store into another library's static data is refused at its line; that library's later calls are right", () => {
     expect(values(v.lookup(tensor([0, 1, 2, 3])))).toEqual([10, 20, 30, 40]);
     // The attacker reads where the victim's table is (here the victim says so) and passes it as an int64_t.
-    const address = BigInt(v.table_address(tensor([0])).tolist()[0] as bigint) + 4n;
+    const address = BigInt((v.table_address(tensor([0])).tolist() as bigint[])[0]) + 4n;
     const e = expectFailureKeepsInputs([], () => o.poke(tensor([1]), address, 99), KernelTamperError, "E_FOREIGN_STORE", [
       "own_checks_cpp::poke (core 0)", `store of 4 bytes at 0x${address.toString(16)} into library own_victim_cpp's static data`,
       "a kernel may write only its output", `at poke (${STORES}:${pokeLine}:`,
