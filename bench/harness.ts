@@ -10,6 +10,7 @@ import { PACKAGE_ROOT } from "../ops/index.js";
 import { verifyOutput } from "./verify.js";
 import { quantile, median } from "./stats.js";
 import { formatTime } from "./format.js";
+import { settle } from "./settle.js";
 import { renderChart } from "./chart.js";
 import { RESULTS_DIR, environment, writeMeta, readResults, resultPath, type FloorRounds, type Latency, type Paired, type RoundRatio, type SuiteMeta, type WorkloadInfo } from "./results.js";
 import type { Floor, Output, Scope, Suite, Variant, Workload } from "./suite.js";
@@ -156,7 +157,8 @@ function ratioOf(values: number[]): RoundRatio {
  * Times the floors and the kernel variants in interleaved rounds: each round
  * runs a ~25 ms burst of every one of them in turn (the order rotating), so a
  * slow phase of the machine hits floors and kernels alike and their per-round
- * ratios stay meaningful.
+ * ratios stay meaningful. Each burst starts once the threads of the one before
+ * have stopped spinning (settle.ts).
  */
 async function floorRounds(floors: Floor[], variants: Case[], medians: Medians, rounds = 10): Promise<FloorRounds> {
   type Timed = { name: string; calls: number; burst: () => Promise<number> };
@@ -173,6 +175,7 @@ async function floorRounds(floors: Floor[], variants: Case[], medians: Medians, 
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < timed.length; k++) {
       const t = timed[(k + r) % timed.length];
+      await settle();
       samples.get(t.name)!.push(await t.burst());
     }
   }
