@@ -30,9 +30,9 @@ export interface BuildRequest {
   /** Settings that, with the contents of every source read, make the library's hash (build/hash.ts). */
   hashSettings: unknown;
   /**
-   * Binaryen's optimize level for AssemblyScript kernels instead of asconfig.json's -O3 (`gpsimd watch`:
-   * host/library/compile-service.ts, which also puts it in hashSettings). The checks are the same at every level: they
-   * are inserted before the optimiser runs.
+   * Binaryen's optimize level instead of -O3 (`gpsimd watch`: host/library/compile-service.ts, which also puts it in
+   * hashSettings): for AssemblyScript kernels asconfig.json's, for C++ kernels the merged module's (clang's -O3 stays).
+   * The checks are the same at every level: they are inserted before the optimiser runs.
    */
   optimizeLevel?: number;
 }
@@ -142,7 +142,7 @@ export async function buildLibrary(req: BuildRequest): Promise<LibraryParts | Bu
 async function buildCppLibrary(req: BuildRequest): Promise<LibraryParts | BuildFailure> {
   let kernel: Promise<Awaited<ReturnType<typeof buildCpp>> | BuildFailure> | null = null;
   const startKernel = () => {
-    kernel ??= buildCpp({ computeSrcs: req.computeSrcs, extraCflags: req.extraCflags, sanitize: req.sanitize }).catch((e: unknown) => {
+    kernel ??= buildCpp({ computeSrcs: req.computeSrcs, extraCflags: req.extraCflags, sanitize: req.sanitize, optimizeLevel: req.optimizeLevel }).catch((e: unknown) => {
       if (e instanceof MissingCompilerError) return { messages: [e.message] };
       throw e;
     });

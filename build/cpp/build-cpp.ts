@@ -56,7 +56,10 @@ export interface CppBuild {
  * Builds the C++ compute sources; returns messages (file:line:column: error: ...) on failure. gpsimd's precompiled
  * headers that this build's compiles (and the shape function's, compiled before it) lacked are made after it.
  */
-export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string[]; sanitize: boolean }): Promise<CppBuild | { messages: string[] }> {
+/** What buildCpp builds: the kernel sources, clang flags of the author's, sanitize mode, and Binaryen's level for the merged module (default 3). */
+export interface CppBuildRequest { computeSrcs: string[]; extraCflags: string[]; sanitize: boolean; optimizeLevel?: number }
+
+export async function buildCpp(req: CppBuildRequest): Promise<CppBuild | { messages: string[] }> {
   try {
     return await buildCppModule(req);
   } finally {
@@ -64,7 +67,7 @@ export async function buildCpp(req: { computeSrcs: string[]; extraCflags: string
   }
 }
 
-async function buildCppModule(req: { computeSrcs: string[]; extraCflags: string[]; sanitize: boolean }): Promise<CppBuild | { messages: string[] }> {
+async function buildCppModule(req: CppBuildRequest): Promise<CppBuild | { messages: string[] }> {
   const texts = new Map<string, string>();
   const kernels: CppKernel[] = [];
   const messages: string[] = [];
@@ -101,7 +104,7 @@ async function buildCppModule(req: { computeSrcs: string[]; extraCflags: string[
   if (unavailable.length) return { messages: unavailable };
   const kernelMap = timeStage("line tables: DWARF to source map", () => lineTableSourceMap(readLineTable(kernelA.wasm, (file) => compiled.sourceName(file).startsWith("~lib/")), compiled.sourceName));
   // Sanitize checks, stop polls and stack checks in the kernel's own code; the DWARF goes (the source map has the lines).
-  const options = { sanitize: req.sanitize };
+  const options = { sanitize: req.sanitize, optimizeLevel: req.optimizeLevel };
   const [polledA, polledB] = await timeStageAsync("post-link passes on the kernel (builds A and B)", () => Promise.all([instrumentKernel(stripDwarf(kernelA.wasm), kernelMap, options), instrumentKernel(stripDwarf(kernelB.wasm), null, options)]));
   if (polledA.reservedNames.length) return { messages: polledA.reservedNames };
   if (polledA.atomicWaits.length) return { messages: [`error: ${atomicWaitMessage(polledA.atomicWaits)}`] };

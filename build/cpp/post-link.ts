@@ -39,7 +39,11 @@ export const TOOL_NODE_FLAGS = ["--liftoff-only"];
 /** A module and its source map (null: none). */
 export interface MappedModule { wasm: Uint8Array; sourceMap: string | null }
 /** Post-link settings. */
-export interface KernelModuleOptions { sanitize: boolean }
+export interface KernelModuleOptions {
+  sanitize: boolean;
+  /** Binaryen's optimize level for the merged module instead of -O3 (`gpsimd watch`'s quick rebuilds; host/library/compile-service.ts). */
+  optimizeLevel?: number;
+}
 
 /** The import module name the C++ headers use for the runtime's C ABI (include/gpsimd/abi.h). */
 export const ABI_MODULE = "gpsimd-abi";
@@ -131,7 +135,7 @@ async function withBinaryen(m: MappedModule, pass: (module: binaryen.Module) => 
 export async function mergeRuntime(runtime: Uint8Array, kernel: MappedModule, options: KernelModuleOptions, stubs: StubModule[] = []): Promise<MappedModule> {
   const build = kernel.sourceMap !== null ? "A" : "B";
   const merged = await timeStageAsync(`post-link: merge with the runtime (wasm-merge, build ${build})`, () => merge(runtime, kernel.wasm, kernel.sourceMap, stubs), DETAIL);
-  return timeStageAsync(`optimise -O3 (wasm-opt, build ${build})`, () => instrumentKernelModule(merged, options), DETAIL);
+  return timeStageAsync(`optimise -O${options.optimizeLevel ?? 3} (wasm-opt, build ${build})`, () => instrumentKernelModule(merged, options), DETAIL);
 }
 
 /**
@@ -178,7 +182,7 @@ async function merge(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string 
  * runtime's small checked entries (accessor get/set, stream read/write) into the kernel's loops. (Sanitize mode's
  * instrumentation came before, on each part: instrumentKernel, sanitizedRuntime.)
  */
-export function kernelModulePasses(_options: KernelModuleOptions): string[] {
+export function kernelModulePasses(options: KernelModuleOptions): string[] {
   // printf's runtime entries stay calls: inlined, the call instruction that carries the kernel's printf line would be
   // replaced by runtime code without one, and a kernel whose only statement is a printf would keep no line at all.
   // So do the TCM entries (gpsimd_tcm_malloc[_at], gpsimd_tcm_free, gpsimd_to_tcm_*, gpsimd_from_tcm_*): the allocator
@@ -190,7 +194,7 @@ export function kernelModulePasses(_options: KernelModuleOptions): string[] {
   return [
     "--no-inline", "--pass-arg=no-inline@*gpsimd_printf*",
     "--no-full-inline", "--no-partial-inline", "--pass-arg=no-full-inline@*gpsimd_*tcm*", "--pass-arg=no-partial-inline@*gpsimd_*tcm*",
-    "-O3", "--always-inline-max-function-size=100",
+    `-O${options.optimizeLevel ?? 3}`, "--always-inline-max-function-size=100",
   ];
 }
 

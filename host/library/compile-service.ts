@@ -10,7 +10,6 @@ import { makeDirectory } from "../../build/make-directory.js";
 import path from "node:path";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isCppSource } from "../../build/cpp/kernel-decls.js";
 
 /**
  * How long a build may take unless the caller says (custom_op.load's build_timeout_ms): 300 s, plus 1 s per KB of
@@ -32,23 +31,24 @@ let lastBuild: BuildRecord | null = null;
 let optimizeLevel: number | undefined;
 
 /**
- * Builds AssemblyScript libraries at Binaryen optimize level `level` instead of -O3 from now on in this process
- * (undefined: -O3 again). `gpsimd watch` rebuilds at -O1: the optimiser is most of a rebuild at -O3, and the checks
- * are the same at every level (inserted before it runs). The level goes into the library's hash, so a library built
+ * Builds libraries at Binaryen optimize level `level` instead of -O3 from now on in this process (undefined: -O3
+ * again): an AssemblyScript library's whole optimisation, a C++ library's optimisation of its kernel merged with the
+ * runtime (clang's own -O3 is unchanged). `gpsimd watch` rebuilds at -O1: the optimiser is most of a rebuild at -O3,
+ * and the checks are the same at every level (inserted before it runs). The level goes into the library's hash, so a library built
  * so is rebuilt at -O3 by anything that builds without it.
  */
 export function setBuildOptimizeLevel(level: number | undefined): void {
   optimizeLevel = level;
 }
 
-/** The optimize level AssemblyScript builds of this process use instead of -O3 (undefined: -O3). */
+/** The optimize level builds of this process use instead of -O3 (undefined: -O3). */
 export function buildOptimizeLevel(): number | undefined {
   return optimizeLevel;
 }
 
-/** The request with this process's optimize level, for AssemblyScript kernels (C++ kernels have their own flags). */
+/** The request with this process's optimize level. */
 function withOptimizeLevel(request: BuildRequest): BuildRequest {
-  if (optimizeLevel === undefined || request.computeSrcs.some(isCppSource)) return request;
+  if (optimizeLevel === undefined) return request;
   return { ...request, optimizeLevel, hashSettings: { settings: request.hashSettings, optimizeLevel } };
 }
 
