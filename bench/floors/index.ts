@@ -51,11 +51,16 @@ interface FloorWork {
   native: "giou" | "relu-fwd" | "relu-bwd";
   /** Bytes a TCM kernel copies between tensors and TCM per call (in + out). */
   copiedBytes: number;
+  /** The same work done as a TCM kernel does it (copies through a 16 KB buffer per thread), if the module has it. */
+  tcmFn?: keyof FloorExports;
 }
+
+/** Room for the 16 KB buffer of each of up to 8 threads of a TCM floor (floors.ts giou_tcm). */
+const TCM_BUFFERS_BYTES = 8 * 16384;
 
 /** The floors of one workload; `check` receives the plain-wasm output once, to be verified like any variant's. */
 async function floorsOf(scope: Scope, work: FloorWork, check: (out: Float32Array) => void): Promise<Floor[]> {
-  const bytes = work.inputs.reduce((s, x) => s + x.byteLength, 0) + work.outputs * 4 + work.copiedBytes + (1 << 20);
+  const bytes = work.inputs.reduce((s, x) => s + x.byteLength, 0) + work.outputs * 4 + work.copiedBytes + TCM_BUFFERS_BYTES + (1 << 20);
   const wasm = await PlainWasm.create(bytes);
   scope.atEnd(() => { void wasm.close(); });
   const inputs = work.inputs.map((x) => wasm.place(x));
@@ -72,6 +77,20 @@ async function floorsOf(scope: Scope, work: FloorWork, check: (out: Float32Array
       name: `wasm-${FLOOR_THREADS}t`, title: `the same over ${FLOOR_THREADS} threads (spinning workers)`,
       burst: (calls) => timedAsync(calls, () => wasm.splitRun(FLOOR_THREADS, work.fn, args, work.total, work.align)),
     });
+  }
+  if (work.tcmFn) {
+    // The least a TCM kernel can take on this machine: its copies and its arithmetic, with nothing of gpsimd around.
+    const g = wasm.exports[work.tcmFn] as (...a: number[]) => void;
+    const tcmArgs = [out, ...inputs, wasm.place(TCM_BUFFERS_BYTES), work.total];
+    g(...tcmArgs, 0, work.total);
+    check(wasm.read(out, work.outputs));
+    floors.push({ name: "wasm-tcm-1t", title: "the same as a TCM kernel does it (copies through a 16 KB buffer), plain wasm, one thread", burst: (calls) => timed(calls, () => g(...tcmArgs, 0, work.total)) });
+    if (FLOOR_THREADS > 1 && work.total >= SPLIT_MIN) {
+      floors.push({
+        name: `wasm-tcm-${FLOOR_THREADS}t`, title: `the same TCM scheme over ${FLOOR_THREADS} threads, a 16 KB buffer each`,
+        burst: (calls) => timedAsync(calls, () => wasm.splitRun(FLOOR_THREADS, work.tcmFn!, tcmArgs, work.total, work.align)),
+      });
+    }
   }
   for (const build of Object.keys(NATIVE_BUILDS) as NativeBuild[]) {
     const bin = nativeBinary(build);
@@ -90,7 +109,7 @@ async function floorsOf(scope: Scope, work: FloorWork, check: (out: Float32Array
 /** W1 floors for n box pairs. */
 export function giouFloors(scope: Scope, pred: Float32Array, target: Float32Array, check: (out: Float32Array) => void): Promise<Floor[]> {
   const n = pred.length / 4;
-  return floorsOf(scope, { fn: "giou", inputs: [pred, target], outputs: n, total: n, align: 4, native: "giou", copiedBytes: n * 36 }, check);
+  return floorsOf(scope, { fn: "giou", inputs: [pred, target], outputs: n, total: n, align: 4, native: "giou", copiedBytes: n * 36, tcmFn: "giou_tcm" }, check);
 }
 
 /** W2 floors: forward (x) or backward (grad, x). */

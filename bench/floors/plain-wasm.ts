@@ -11,6 +11,7 @@ import { ThreadSplit } from "./split.js";
 /** The floor module's exports (addresses are byte offsets into its memory). */
 export interface FloorExports {
   giou(out: number, pred: number, target: number, begin: number, end: number): void;
+  giou_tcm(out: number, pred: number, target: number, buffers: number, total: number, begin: number, end: number): void;
   relu_forward(out: number, x: number, begin: number, end: number): void;
   relu_backward(out: number, grad: number, x: number, begin: number, end: number): void;
   add(out: number, a: number, b: number, begin: number, end: number): void;

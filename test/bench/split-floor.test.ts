@@ -2,6 +2,7 @@
 // a time: whoever claims them, every element is computed once, and a run's parts never mix with the next run's.
 import { describe, it, expect, afterAll } from "vitest";
 import { PlainWasm } from "../../dist/bench/floors/plain-wasm.js"; // compiled: its floor threads start from dist
+import { giouOf } from "../../ops/giou/reference.js";
 
 describe("split floor", () => {
   const made: PlainWasm[] = [];
@@ -30,6 +31,26 @@ describe("split floor", () => {
       await wasm.splitRun(2, "relu_forward", [out, xs], total, 16);
       const got = wasm.read(out, total);
       expect(got.every((v, i) => v === Math.max(x[i], 0)), `run ${run}`).toBe(true);
+    }
+  }, 60_000);
+
+  it("the TCM scheme's floor (copies through a 16 KB buffer per part) gives the reference GIOU, on one thread and split", async () => {
+    const wasm = await PlainWasm.create(1 << 22);
+    made.push(wasm);
+    // 3 rows of 1000 boxes: parts end inside a 256-pair chunk, and the last chunk of a part is short.
+    const rows = 3, boxes = 1000, n = rows * boxes;
+    const box = (i: number, k: number) => { const x = (i * 7919 + k * 104729) % 97, y = (i * 31 + k * 17) % 89; return [x, y, x + 1 + (i % 13), y + 1 + (k % 11)]; };
+    const pred = Float32Array.from({ length: n * 4 }, (_, j) => box(j >> 2, 1)[j & 3]);
+    const target = Float32Array.from({ length: n * 4 }, (_, j) => box(j >> 2, 2)[j & 3]);
+    const expected = giouOf(pred, target, rows, boxes);
+    const ps = wasm.place(pred), ts = wasm.place(target), buffers = wasm.place(8 * 16384);
+    for (const threads of [1, 2]) {
+      const out = wasm.place(new Float32Array(n).fill(Number.NaN));
+      if (threads === 1) wasm.exports.giou_tcm(out, ps, ts, buffers, n, 0, n);
+      else await wasm.splitRun(threads, "giou_tcm", [out, ps, ts, buffers, n], n, 4);
+      const got = wasm.read(out, n);
+      const worst = got.reduce((m, v, i) => Math.max(m, Math.abs(v - expected[i])), 0);
+      expect(worst, `${threads} thread(s)`).toBeLessThan(1e-5);
     }
   }, 60_000);
 });

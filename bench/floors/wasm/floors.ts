@@ -10,6 +10,28 @@ export function giou(out: usize, pred: usize, target: usize, begin: i32, end: i3
   giou_f32x4(out + (<usize>begin << 2), pred + (<usize>begin << 4), target + (<usize>begin << 4), end - begin);
 }
 
+/** Box pairs a TCM chunk holds: the shipped kernels' (ops/giou/multicore.ts) 256, three buffers in 9 KB. */
+const GIOU_CHUNK: i32 = 256;
+/** Bytes of the buffer each thread of giou_tcm copies through: a core's TCM. */
+const TCM_BYTES: i32 = 16384;
+
+/**
+ * The same GIOU done the way a TCM kernel must do it, with nothing of gpsimd around it: per chunk of GIOU_CHUNK
+ * pairs, memory.copy both inputs into a 16 KB buffer, giou_f32x4 there, memory.copy the scores out. Each thread of a
+ * split run copies through its own buffer (buffers holds 8), chosen by where its part starts.
+ */
+export function giou_tcm(out: usize, pred: usize, target: usize, buffers: usize, total: i32, begin: i32, end: i32): void {
+  const buffer = buffers + <usize>(<i64>begin * 8 / <i64>max(total, 1)) * <usize>TCM_BYTES;
+  const tcm_pred = buffer, tcm_target = buffer + 4096, tcm_out = buffer + 8192;
+  for (let i = begin; i < end; i += GIOU_CHUNK) {
+    const n = min(GIOU_CHUNK, end - i);
+    memory.copy(tcm_pred, pred + (<usize>i << 4), <usize>n << 4);
+    memory.copy(tcm_target, target + (<usize>i << 4), <usize>n << 4);
+    giou_f32x4(tcm_out, tcm_pred, tcm_target, n);
+    memory.copy(out + (<usize>i << 2), tcm_out, <usize>n << 2);
+  }
+}
+
 /** ReLU forward of elements [begin, end). */
 export function relu_forward(out: usize, x: usize, begin: i32, end: i32): void {
   relu_f32(out + (<usize>begin << 2), x + (<usize>begin << 2), <usize>(end - begin));
