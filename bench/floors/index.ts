@@ -119,5 +119,6 @@ export function reluFloors(scope: Scope, inputs: Float32Array[], check: (out: Fl
   return floorsOf(scope, {
     fn: backward ? "relu_backward" : "relu_forward", inputs, outputs: n, total: n, align: 16,
     native: backward ? "relu-bwd" : "relu-fwd", copiedBytes: n * 4 * (inputs.length + 1),
+    ...(backward ? {} : { tcmFn: "relu_forward_tcm" as const }),
   }, check);
 }

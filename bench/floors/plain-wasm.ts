@@ -13,6 +13,7 @@ export interface FloorExports {
   giou(out: number, pred: number, target: number, begin: number, end: number): void;
   giou_tcm(out: number, pred: number, target: number, buffers: number, total: number, begin: number, end: number): void;
   relu_forward(out: number, x: number, begin: number, end: number): void;
+  relu_forward_tcm(out: number, x: number, buffers: number, total: number, begin: number, end: number): void;
   relu_backward(out: number, grad: number, x: number, begin: number, end: number): void;
   add(out: number, a: number, b: number, begin: number, end: number): void;
   copy_chunks(buffer: number, src: number, chunk: number, begin: number, end: number): void;

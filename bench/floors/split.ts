@@ -12,7 +12,7 @@ import type { FloorExports } from "./plain-wasm.js";
 
 /** Control words: [generation, parts done, function index, failed thread, claim word, parts, part bounds..., fixed args...]. */
 const GEN = 0, DONE = 1, FN = 2, FAILED = 3, NEXT = 4, PARTS = 5, BOUNDS = 6, MAX_PARTS = 64, ARGS = BOUNDS + MAX_PARTS + 1;
-export const FUNCTIONS: (keyof FloorExports)[] = ["giou", "giou_tcm", "relu_forward", "relu_backward", "copy_chunks", "add"];
+export const FUNCTIONS: (keyof FloorExports)[] = ["giou", "giou_tcm", "relu_forward", "relu_forward_tcm", "relu_backward", "copy_chunks", "add"];
 /** Parts a run is cut into: the cores of a multicore launch. */
 export const SPLIT_PARTS = 8;
 

@@ -53,4 +53,20 @@ describe("split floor", () => {
       expect(worst, `${threads} thread(s)`).toBeLessThan(1e-5);
     }
   }, 60_000);
+
+  it("the ReLU TCM scheme's floor gives ReLU of every element, on one thread and split, sizes off the 4 KB chunk", async () => {
+    const wasm = await PlainWasm.create(1 << 22);
+    made.push(wasm);
+    const buffers = wasm.place(8 * 16384);
+    for (const total of [16, 1000, 999 * 17 + 1, 65536 + 48]) {
+      const x = Float32Array.from({ length: total }, (_, i) => (i % 5 < 2 ? -1 : 1) * (i + 0.5));
+      const xs = wasm.place(x);
+      for (const threads of [1, 2]) {
+        const out = wasm.place(new Float32Array(total).fill(Number.NaN));
+        if (threads === 1) wasm.exports.relu_forward_tcm(out, xs, buffers, total, 0, total);
+        else await wasm.splitRun(threads, "relu_forward_tcm", [out, xs, buffers, total], total, 16);
+        expect(Array.from(wasm.read(out, total)), `${total} elements, ${threads} thread(s)`).toEqual(Array.from(x, (v) => Math.max(v, 0)));
+      }
+    }
+  }, 60_000);
 });

@@ -37,6 +37,20 @@ export function relu_forward(out: usize, x: usize, begin: i32, end: i32): void {
   relu_f32(out + (<usize>begin << 2), x + (<usize>begin << 2), <usize>(end - begin));
 }
 
+/** Floats a ReLU TCM chunk holds: the shipped kernel's (ops/relu/multicore.ts) 4 KB buffer. */
+const RELU_CHUNK: i32 = 1024;
+
+/** ReLU forward as a TCM kernel does it, with nothing of gpsimd around it: per 4 KB chunk, copy in, ReLU in place, copy out (a buffer per thread, as giou_tcm). */
+export function relu_forward_tcm(out: usize, x: usize, buffers: usize, total: i32, begin: i32, end: i32): void {
+  const buffer = buffers + <usize>(<i64>begin * 8 / <i64>max(total, 1)) * <usize>TCM_BYTES;
+  for (let i = begin; i < end; i += RELU_CHUNK) {
+    const n = min(RELU_CHUNK, end - i);
+    memory.copy(buffer, x + (<usize>i << 2), <usize>n << 2);
+    relu_f32(buffer, buffer, <usize>n);
+    memory.copy(out + (<usize>i << 2), buffer, <usize>n << 2);
+  }
+}
+
 /** ReLU backward of elements [begin, end). */
 export function relu_backward(out: usize, grad: usize, x: usize, begin: i32, end: i32): void {
   const o = <usize>begin << 2;
