@@ -8,12 +8,13 @@ import { createSourceLocator } from "../checks/source-locator.js";
 import { errorToData, KernelTimeoutError } from "../checks/errors.js";
 import { describeDescriptor } from "../checks/describe.js";
 import { sanitizerImports, isSanitized, type CoreBlock } from "../checks/sanitizer.js";
-import { CTX_HEADER_BYTES, CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, CTX_STOP, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, FLAG_TRACE, CTX_FLAGS } from "../device/layout.js";
+import { CTX_HEADER_BYTES, CTX_DESC, DESC_BYTES, CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, CTX_STOP, FLAG_MULTICORE, FLAG_PRINT_ALL_CORES, FLAG_TRACE, FLAG_LOG_WRITES, FLAG_WATCH, CTX_FLAGS } from "../device/layout.js";
 import { TraceWriter, TRACE_CORE_BYTES } from "../profiling/trace.js";
 import { MemoryViews } from "../device/memory-views.js";
+import { enterCoreWrites } from "./coverage-table.js";
 import {
   C_CLAIM, C_DONE, C_COMPLETE, C_NCORES, C_ASYNC, C_LIBRARY, C_OP, C_TEMPLATE, C_STATUS, C_CONTEXTS, C_SCALARS_BYTE_OFFSET, C_TRACE,
-  C_FAULT, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord,
+  C_COVERAGE_BYTE_OFFSET, C_FAULT, STATUS_RUNNING, STATUS_OK, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, claimWord,
   type WorkerMessage, type WorkerOp, type CoreReportData,
 } from "./protocol.js";
 
@@ -42,6 +43,8 @@ export class Executor {
   private readonly scalarsI64: BigInt64Array;
   private readonly mailboxBytes: Uint8Array;
   private readonly views: MemoryViews;
+  /** The output's shared coverage table, where each core enters its writes when its kernel returns. */
+  private readonly coverage: Uint32Array;
 
   constructor(
     private readonly control: Int32Array,
@@ -56,6 +59,7 @@ export class Executor {
     this.scalarsI64 = new BigInt64Array(control.buffer, C_SCALARS_BYTE_OFFSET);
     this.mailboxBytes = new Uint8Array(mailboxes);
     this.views = new MemoryViews(memory);
+    this.coverage = new Uint32Array(control.buffer, C_COVERAGE_BYTE_OFFSET);
   }
 
   /** Takes a library (its compiled module) in, or drops one. */
@@ -139,6 +143,8 @@ export class Executor {
       lib.instance.traceTo(traceArea ? new TraceWriter(new Float64Array(this.memory.buffer), (traceArea + core * TRACE_CORE_BYTES) / 8) : null, this.index);
       const outcome = lib.instance.run(site, op.kernel.name, args, template, seq);
       const output = view.getUint32(ctx + CTX_DST, true);
+      // The cross-core overlap and gap checks of a clean call, on this core's thread (coverage-table.ts).
+      if (site.multicore && (flags & FLAG_LOG_WRITES) && !(flags & FLAG_WATCH)) enterCoreWrites(this.coverage, core, Atomics.load(control, C_NCORES), seq, view, ctx, outcome.writes, outcome.reads);
       const returned = !site.multicore && outcome.returned !== 0 && outcome.returned !== output ? outcome.returned : 0;
       if (outcome.warnings.length || outcome.writes.length || outcome.reads.length || outcome.droppedPrintf || returned) {
         this.writeReport(core, { warnings: outcome.warnings, writes: outcome.writes, reads: outcome.reads, dropped: outcome.droppedPrintf, returned });

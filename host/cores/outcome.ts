@@ -1,7 +1,9 @@
 // What a completed launch left behind, turned into the operator's result or
-// its error: each core's status and report (mailbox), its write log (for the
-// cross-core checks), its printf ring and warnings, and, when traced, its
-// timeline.
+// its error: each core's status and report (mailbox), its verdict in the
+// output's coverage table (coverage-table.ts: the cores check their writes
+// against each other's; a clean call ends there) or else its write log (the
+// full cross-core checks, which word the errors), its printf ring and
+// warnings, and, when traced, its timeline.
 import { hbm } from "../device/hbm.js";
 import { errorFromData, GpsimdError, KernelTimeoutError } from "../checks/errors.js";
 import { showCoreOutput, copyResult, checkCoverage, writeLog, type CoreReport } from "../library/library.js";
@@ -10,7 +12,8 @@ import { verifyDescriptors } from "./descriptors.js";
 import { coreTrace, readCounters, traceClock, TRACE_CORE_BYTES, type CoreTrace, type LaunchPhases } from "../profiling/trace.js";
 import { checkCrossCore, tilesExactly, type CoreWrites, type CrossCoreFindings } from "../checks/cross-core.js";
 import { FLAG_LOG_WRITES, FLAG_TRACE } from "../device/layout.js";
-import { C_STATUS, C_CONTEXTS, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, type CoreReportData } from "./protocol.js";
+import { C_STATUS, C_CONTEXTS, C_COMPLETE, C_COVERAGE_BYTE_OFFSET, STATUS_REPORT, STATUS_ERROR, MAILBOX_BYTES, type CoreReportData } from "./protocol.js";
+import { coverageClean } from "./coverage-table.js";
 import type { LaunchRequest } from "./pool.js";
 import type { Traced } from "../library/library.js";
 import { mergeCoreErrors } from "./core-errors.js";
@@ -26,7 +29,7 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
   const words = hbm().words();
   const errors: GpsimdError[] = [];
   const reports: CoreReport[] = [];
-  const writes: CoreWrites[] = [];
+  const drained: CoreReportData[] = []; // each core's report: writes drained during the run, reads
   let writesLost = false;
   let returned = 0; // a single-core kernel's own result tensor, to copy into the output
   let returnedBy = 0; // the context block of the core that returned it
@@ -40,9 +43,14 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
     if (!data.error || (data.error.code !== "E_NOT_STARTED" && data.error.code !== "E_INTERNAL")) started.push(k);
     writesLost ||= !!data.writesLost;
     reports.push({ core: k, ctx, warnings: data.warnings, dropped: data.dropped });
-    const logged = writeLog(view, ctx);
-    writes.push({ core: k, intervals: data.writes.length ? [...data.writes, ...logged] : logged, reads: data.reads });
+    drained.push(data);
   }
+  // Every core's writes and reads, from the logs: only when the coverage table did not decide, or for a trace.
+  let logs: CoreWrites[] | null = null;
+  const writes = (): CoreWrites[] => (logs ??= drained.map((data, k) => {
+    const logged = writeLog(view, reports[k].ctx);
+    return { core: k, intervals: data.writes.length ? [...data.writes, ...logged] : logged, reads: data.reads };
+  }));
   showCoreOutput(op.qualifiedName, reports);
   const phases = request.phases;
   if (phases) phases.reportsRead = traceClock();
@@ -57,7 +65,7 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
     // Cores failing alike are one message listing them (core-errors.ts); other errors follow as notes.
     const { first, message, notes, failedCores } = mergeCoreErrors(errors);
     if (checkWrites && lib.multicore) {
-      const f = checkCrossCore(writes, request.output.numel());
+      const f = checkCrossCore(writes(), request.output.numel());
       if (f.overlaps.length || f.races.length || f.unwritten) notes.push(`cross-core check of what the cores wrote before the failure: ${describeFindings(f)}`);
     }
     if (notes.length || message !== first.message) throw new (first.constructor as new (c: string, m: string, x: object) => GpsimdError)(first.code, [message, ...notes].join("\n"), { op: first.op, core: first.core, details: { ...first.details, failedCores } });
@@ -66,16 +74,17 @@ export function finishLaunch(request: LaunchRequest, control: Int32Array, mailbo
   const copied = returned ? copyResult(op, 0, returnedBy, returned, request.descriptors!, request.output) : null;
   const returnedBytes = copied ?? 0;
   if (copied === null && checkWrites) {
-    if (!lib.multicore) checkCoverage(op, writes[0]?.intervals ?? [], request.output);
-    else if (!tilesExactly(writes, request.output.numel())) {
-      // Not the plain tiling of a clean call (cross-core.ts): the full check, which finds what is wrong, if anything.
-      const e = crossCoreError(op.qualifiedName, checkCrossCore(writes, request.output.numel()), request.output);
+    if (!lib.multicore) checkCoverage(op, writes()[0]?.intervals ?? [], request.output);
+    else if (!coverageClean(coverageTable(control), lib.cores, Atomics.load(control, C_COMPLETE), request.output.numel()) && !tilesExactly(writes(), request.output.numel())) {
+      // Neither the cores' own check (coverage-table.ts) nor the plain tiling of a clean call (cross-core.ts) says
+      // clean: the full check from the logs, which finds what is wrong, if anything, and words it.
+      const e = crossCoreError(op.qualifiedName, checkCrossCore(writes(), request.output.numel()), request.output);
       if (e) throw e;
     }
   }
   if (phases) phases.checked = traceClock();
   if (request.flags & FLAG_TRACE) {
-    const traced: Traced & { host?: LaunchPhases } = { cores: coreTraces(control, traceArea, lib.cores, writes, copied ? request.output.numel() : 0), returnedBytes };
+    const traced: Traced & { host?: LaunchPhases } = { cores: coreTraces(control, traceArea, lib.cores, writes(), copied ? request.output.numel() : 0), returnedBytes };
     if (phases) traced.host = phases as LaunchPhases; // every step is set by now (pool.ts, above)
     request.traced = traced;
   }
@@ -113,3 +122,10 @@ function describeFindings(f: CrossCoreFindings): string {
   if (f.unwritten) parts.push(describeGaps(f, true));
   return parts.join("; ");
 }
+
+/** The pool's coverage table in its control block (one view per control block). */
+function coverageTable(control: Int32Array): Uint32Array {
+  if (tableOf?.control !== control) tableOf = { control, table: new Uint32Array(control.buffer, C_COVERAGE_BYTE_OFFSET) };
+  return tableOf.table;
+}
+let tableOf: { control: Int32Array; table: Uint32Array } | null = null;

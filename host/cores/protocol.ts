@@ -3,6 +3,7 @@
 // launch; per-core mailboxes carry reports back as JSON. Libraries (compiled
 // modules) travel once by message and are received synchronously.
 import type { KernelSignature } from "../../build/signatures.js";
+import { coverageTableBytes } from "./coverage-table.js";
 
 // ---- control block (Int32Array indices) ----
 /** Launch sequence number; workers wait on it. Bumped once per launch. */
@@ -42,7 +43,9 @@ export const C_CONTEXTS = C_STATUS + MAX_CORES;
 /** Scalar arguments: Float64 slots after the context addresses (BigInt64 view of the same bytes for int64). */
 export const C_SCALARS_BYTE_OFFSET = (C_CONTEXTS + MAX_CORES) * 4;
 export const MAX_SCALARS = 16;
-export const CONTROL_BYTES = C_SCALARS_BYTE_OFFSET + (MAX_SCALARS + 1) * 8;
+/** The output's shared coverage table (coverage-table.ts), after the scalars: a slot per core, host code only. */
+export const C_COVERAGE_BYTE_OFFSET = C_SCALARS_BYTE_OFFSET + (MAX_SCALARS + 1) * 8;
+export const CONTROL_BYTES = C_COVERAGE_BYTE_OFFSET + coverageTableBytes(MAX_CORES);
 
 /** Now, in ms since the Unix epoch, from this thread's high-resolution clock. */
 export function epochNow(): number {
