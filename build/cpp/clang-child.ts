@@ -19,6 +19,16 @@ function joined(chunks: Uint8Array[]): Uint8Array {
 }
 
 process.on("disconnect", () => process.exit(0)); // the build's process (or its thread) is gone
+
+/**
+ * Answers the build's process. A compile runs clang synchronously, so the build's process can exit in the middle of
+ * one and its "disconnect" wait behind the answer: a send into the closed channel then ends this process quietly
+ * (an unhandled EPIPE printed its stack on the build's stderr, the user's terminal).
+ */
+function answer(message: object): void {
+  if (!process.connected) process.exit(0);
+  process.send!(message, undefined, undefined, (e: Error | null) => { if (e) process.exit(0); });
+}
 try {
   const { runClang } = (await import(pathToFileURL(process.argv[2]).href)) as { runClang: RunClang };
   // The resources now, quietly (left to the first run, it prints "fetched N%" lines).
@@ -27,11 +37,11 @@ try {
     const stdout: Uint8Array[] = [], stderr: Uint8Array[] = [];
     const take = (into: Uint8Array[]) => (b: Uint8Array | null) => { if (b) into.push(b.slice()); };
     runClang(req.args, req.files, { stdout: take(stdout), stderr: take(stderr) }).then(
-      (files) => process.send!({ id: req.id, ok: true, files, stdout: joined(stdout), stderr: joined(stderr) }),
-      (e: unknown) => process.send!({ id: req.id, ok: false, message: e instanceof Error ? e.message : String(e), stdout: joined(stdout), stderr: joined(stderr) }),
+      (files) => answer({ id: req.id, ok: true, files, stdout: joined(stdout), stderr: joined(stderr) }),
+      (e: unknown) => answer({ id: req.id, ok: false, message: e instanceof Error ? e.message : String(e), stdout: joined(stdout), stderr: joined(stderr) }),
     );
   });
-  process.send!({ ready: true });
+  answer({ ready: true });
 } catch (e) {
-  process.send!({ loadError: e instanceof Error ? e.message : String(e) });
+  answer({ loadError: e instanceof Error ? e.message : String(e) });
 }
