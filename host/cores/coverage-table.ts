@@ -36,7 +36,8 @@ const S_VERDICT = 1;  // PENDING, CLEAN, OVERLAP or UNDECIDED
 const S_COVERED = 2;  // elements in the core's merged intervals
 const S_END = 3;      // the largest end of its intervals (0 for none)
 const S_RUNS = 4;     // how many intervals follow
-const S_INTERVALS = 5; // [start, end) pairs, sorted and disjoint
+const S_START = 5;    // the first interval's start (0 for none): with S_END, the span every interval lies in
+const S_INTERVALS = 6; // [start, end) pairs, sorted and disjoint
 /** Words per core slot. */
 export const SLOT_WORDS = S_INTERVALS + 2 * SLOT_RUNS;
 
@@ -85,17 +86,21 @@ function publishAndCheck(table: Uint32Array, core: number, cores: number, seq: n
   const base = core * SLOT_WORDS;
   let covered = 0;
   for (let i = base + S_INTERVALS; i < base + S_INTERVALS + 2 * count; i += 2) covered += table[i + 1] - table[i];
+  const start = count ? table[base + S_INTERVALS] : 0, end = count ? table[base + S_INTERVALS + 2 * count - 1] : 0;
   table[base + S_VERDICT] = PENDING; // never a stale verdict beside this launch's seq
   table[base + S_COVERED] = covered;
-  table[base + S_END] = count ? table[base + S_INTERVALS + 2 * count - 1] : 0;
+  table[base + S_START] = start;
+  table[base + S_END] = end;
   table[base + S_RUNS] = count;
   Atomics.store(table, base + S_SEQ, seq);
   let verdict = CLEAN;
   if (count) {
-    for (let other = 0; other < cores; other++) {
-      const at = other * SLOT_WORDS;
+    for (let other = 0, at = 0; other < cores; other++, at += SLOT_WORDS) {
       if (other === core || Atomics.load(table, at + S_SEQ) !== seq) continue;
-      if (meets(table, base + S_INTERVALS, count, at + S_INTERVALS, table[at + S_RUNS])) { verdict = OVERLAP; break; }
+      // Spans apart (the common case: each core's part of the output) meet nowhere; one run each is its span.
+      if (start >= table[at + S_END] || table[at + S_START] >= end) continue;
+      const runs = table[at + S_RUNS];
+      if ((count === 1 && runs === 1) || meets(table, base + S_INTERVALS, count, at + S_INTERVALS, runs)) { verdict = OVERLAP; break; }
     }
   }
   table[base + S_VERDICT] = verdict;
@@ -106,6 +111,7 @@ function publishAndCheck(table: Uint32Array, core: number, cores: number, seq: n
 function enterUndecided(table: Uint32Array, base: number, seq: number): number {
   table[base + S_VERDICT] = UNDECIDED;
   table[base + S_COVERED] = 0;
+  table[base + S_START] = 0;
   table[base + S_END] = 0;
   table[base + S_RUNS] = 0;
   Atomics.store(table, base + S_SEQ, seq);
