@@ -4,7 +4,7 @@
 // files against a copy of gpsimd's headers that g++ 12 takes (`= delete("reason")`, a clang extension, reduced to
 // `= delete`).
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
-import { appendFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../ops/index.js";
@@ -112,8 +112,62 @@ export class WatchChild {
     return { ms, verdict, output: this.out.slice(from, at) };
   }
 
+  /**
+   * Waits until the watch and its child processes are idle (processTreeIdle): after a C++ result the watch loads the
+   * next build's Binaryen tools (build/cpp/binaryen-tools.ts). Resolves with the milliseconds waited.
+   */
+  idle(timeoutMs = IDLE_TIMEOUT_MS): Promise<number> {
+    return this.child.pid === undefined ? Promise.resolve(0) : processTreeIdle(this.child.pid, timeoutMs);
+  }
+
   stop(): void {
     if (!this.closed) this.child.kill("SIGTERM");
+  }
+}
+
+/** The longest a round waits for the watch to be idle. */
+const IDLE_TIMEOUT_MS = 15_000;
+/** Idle: the process tree used at most this share of one CPU over the last IDLE_WINDOW_MS. */
+const IDLE_CPU_SHARE = 0.1;
+const IDLE_WINDOW_MS = 400;
+
+/** CPU milliseconds (user + system) used so far by `pid` and every process under it, from /proc; null without /proc. */
+export function processTreeCpuMs(pid: number): number | null {
+  if (!existsSync("/proc/self/stat")) return null;
+  const ticksPerSecond = 100; // USER_HZ: 100 on Linux
+  const parent = new Map<number, number>(), cpu = new Map<number, number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try { stat = readFileSync(`/proc/${name}/stat`, "utf8"); } catch { continue; } // ended meanwhile
+    // After the command name, in parentheses (which may hold spaces): state, ppid, ..., utime (14th field), stime.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    parent.set(Number(name), Number(fields[1]));
+    cpu.set(Number(name), ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond);
+  }
+  const inTree = (p: number): boolean => { for (let at = p; at > 1; at = parent.get(at) ?? 0) if (at === pid) return true; return false; };
+  let ms = 0;
+  for (const [p, used] of cpu) if (inTree(p)) ms += used;
+  return ms;
+}
+
+/**
+ * Resolves once the process tree under `pid` has used at most IDLE_CPU_SHARE of a CPU over IDLE_WINDOW_MS (or after
+ * `timeoutMs`), with the milliseconds waited: a round's floor and edit then start from a quiet watch, as an author's
+ * next save comes seconds after the result. Without /proc, at once.
+ */
+export async function processTreeIdle(pid: number, timeoutMs: number): Promise<number> {
+  const start = performance.now();
+  const samples: { at: number; cpu: number }[] = [];
+  for (;;) {
+    const cpu = processTreeCpuMs(pid);
+    const at = performance.now();
+    if (cpu === null) return 0;
+    samples.push({ at, cpu });
+    const old = samples.find((s) => at - s.at <= IDLE_WINDOW_MS + 50);
+    if (old && at - old.at >= IDLE_WINDOW_MS && cpu - old.cpu <= IDLE_CPU_SHARE * (at - old.at)) return at - start;
+    if (at - start > timeoutMs) return at - start;
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

@@ -100,8 +100,9 @@ export async function watchCommand(argv: string[]): Promise<number> {
   }
   const outDir = path.resolve((parsed.values.out as string | undefined) ?? DEFAULT_OUT);
   const command = await commandFor(sub, nki);
-  const { setBuildOptimizeLevel } = await import("../host/library/compile-service.js");
+  const { setBuildOptimizeLevel, setKeepBuildToolsWarm } = await import("../host/library/compile-service.js");
   setBuildOptimizeLevel(own.optimizeLevel === 3 ? undefined : own.optimizeLevel);
+  setKeepBuildToolsWarm(true); // a C++ save's build finds its Binaryen tools loaded (build/cpp/binaryen-tools.ts)
   if (sub !== "check") (await import("./inputs.js")).keepDrawnValues(true); // every run gets the same inputs again
   const session = new WatchSession(sub, command, rest, outDir, own.verbose);
   // The first run's usage errors are the command line's: stop there, as the command itself would.

@@ -43,7 +43,7 @@ export const buildSuite: Suite = {
   name: "build",
   title: "Build times: edit -> result in gpsimd watch (C++ giou.cpp + shape.cpp, AssemblyScript ops/giou), cold CLI, cached load",
   notes: [
-    "edit -> result: a comment appended to the kernel file of a running `gpsimd watch run` (child process), timed from the write to the watch's verdict line (a rebuild and one call of 64 x 256 box pairs, multicore).",
+    "edit -> result: a comment appended to the kernel file of a running `gpsimd watch run` (child process), timed from the write to the watch's verdict line (a rebuild and one call of 64 x 256 box pairs, multicore). Each round (its floor, then its edit) starts once the watch's processes are idle (under 10 % of a CPU for 0.4 s), as an author's next save comes seconds after a result: after a C++ result the watch loads the next build's Binaryen tools (build/cpp/binaryen-tools.ts); the wait is printed with each round.",
     "floor: g++ -std=c++14 -O2 -c of the same giou.cpp and shape.cpp against gpsimd's headers with = delete(\"...\") reduced to = delete, timed in the same rounds.",
     "cold: `gpsimd run` of the C++ files in a new process with an empty cache folder (the package's own build products, dist/prebuilt/ made by `npm run build`, are there: the device runtime and gpsimd's precompiled headers). cached: custom_op.load of the up-to-date library, in this process.",
     "Every figure comes with the 1-minute load average when it was taken (2 vCPUs shared with other work).",
@@ -64,11 +64,12 @@ export const buildSuite: Suite = {
       const first = await cppWatch.started(RUN_TIMEOUT_MS);
       progress(`C++ watch started: first run ${(first.ms / 1000).toFixed(1)} s (${first.verdict}), load ${load()}`);
       for (let i = 0; i < ROUNDS; i++) {
+        const settled = await cppWatch.idle();
         const floor = gxx();
         const run = await cppWatch.edit(cpp.kernel, `// edit ${i}\n`, RUN_TIMEOUT_MS);
         if (run.verdict !== "ok") throw new Error(`the C++ rebuild ended "${run.verdict}":\n${run.output}`);
         cppRounds.push({ ms: run.ms, gxx: floor, load: load(), output: run.output });
-        progress(`  C++ edit ${i + 1}: ${(run.ms / 1000).toFixed(2)} s, g++ floor ${(floor / 1000).toFixed(2)} s (ratio ${(run.ms / floor).toFixed(1)}x), load ${load()}`);
+        progress(`  C++ edit ${i + 1}: ${(run.ms / 1000).toFixed(2)} s, g++ floor ${(floor / 1000).toFixed(2)} s (ratio ${(run.ms / floor).toFixed(1)}x), load ${load()}; the watch was idle ${(settled / 1000).toFixed(1)} s after the last result`);
       }
     } finally {
       cppWatch.stop();
@@ -83,6 +84,7 @@ export const buildSuite: Suite = {
       const first = await ascWatch.started(RUN_TIMEOUT_MS);
       progress(`AssemblyScript watch started: first run ${(first.ms / 1000).toFixed(1)} s (${first.verdict}), load ${load()}`);
       for (let i = 0; i < ROUNDS; i++) {
+        await ascWatch.idle();
         const run = await ascWatch.edit(asc.kernel, `// edit ${i}\n`, RUN_TIMEOUT_MS);
         if (run.verdict !== "ok") throw new Error(`the AssemblyScript rebuild ended "${run.verdict}":\n${run.output}`);
         ascRounds.push({ ms: run.ms, load: load() });

@@ -36,6 +36,7 @@ import { clang } from "./toolchain.js";
 import { startWantedHeaders } from "./header-pch.js";
 import { timeStage, timeStageAsync, DETAIL } from "../build-stages.js";
 import { prebuiltRuntime } from "./prebuilt-runtime.js";
+import { buildStarts, prepareBinaryenTools, prepareNextBuildTools, KERNEL_BUILD_TOOLS } from "./binaryen-tools.js";
 import type { RelocatableModule } from "../relocate.js";
 import type { KernelSignature } from "../signatures.js";
 
@@ -52,18 +53,22 @@ export interface CppBuild {
   millis: { runtime: number; compile: number; link: number; merge: number };
 }
 
-/**
- * Builds the C++ compute sources; returns messages (file:line:column: error: ...) on failure. gpsimd's precompiled
- * headers that this build's compiles (and the shape function's, compiled before it) lacked are made after it.
- */
 /** What buildCpp builds: the kernel sources, clang flags of the author's, sanitize mode, and Binaryen's level for the merged module (default 3). */
 export interface CppBuildRequest { computeSrcs: string[]; extraCflags: string[]; sanitize: boolean; optimizeLevel?: number }
 
+/**
+ * Builds the C++ compute sources; returns messages (file:line:column: error: ...) on failure. The Binaryen tool
+ * processes the build runs after clang start loading while clang compiles (binaryen-tools.ts), and in gpsimd watch
+ * the next build's after it. gpsimd's precompiled headers that this build's compiles (and the shape function's,
+ * compiled before it) lacked are made after it.
+ */
 export async function buildCpp(req: CppBuildRequest): Promise<CppBuild | { messages: string[] }> {
+  buildStarts();
   try {
     return await buildCppModule(req);
   } finally {
     startWantedHeaders();
+    prepareNextBuildTools();
   }
 }
 
@@ -88,7 +93,11 @@ async function buildCppModule(req: CppBuildRequest): Promise<CppBuild | { messag
   const stack = cppStackBytes(Number(cflagConstants(req.extraCflags).STACK_SIZE ?? 0) || 0);
   await timeStageAsync("compiler start", () => clang());
   // Timed inside: with or without gpsimd's precompiled headers (header-pch.ts).
-  const compiled = await (compileCpp(req.computeSrcs, texts, kernelExportsSource(kernels, stack), req.extraCflags));
+  const compiling = compileCpp(req.computeSrcs, texts, kernelExportsSource(kernels, stack), req.extraCflags);
+  // The Binaryen tools this build runs after clang load while it compiles; forked once the compile is asked for (a
+  // fork costs this thread 10-40 ms). In gpsimd watch they are loaded already (binaryen-tools.ts).
+  setImmediate(() => prepareBinaryenTools(KERNEL_BUILD_TOOLS));
+  const compiled = await compiling;
   if ("messages" in compiled) return compiled;
   const t2 = performance.now();
   // The kernel's static data follows the runtime's, at the same distance from either base.

@@ -14,27 +14,13 @@ import { insertStackChecks } from "./stack-checks.js";
 import { numberAllocationSites } from "../allocation-sites.js";
 import { withoutBssInit } from "./static-image.js";
 import { reservedNameUses } from "./reserved-names.js";
-import { execFile } from "node:child_process";
 import { readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { buildTempDir } from "../build-temp.js";
 import path from "node:path";
-import { promisify } from "node:util";
+import { runBinaryenTool } from "./binaryen-tools.js";
 import { ByteReader, SectionId, readSections } from "../wasm-reader.js";
 import type { StubModule } from "./host-stubs.js";
 import { timeStage, timeStageAsync, DETAIL } from "../build-stages.js";
-
-const run = promisify(execFile);
-const binaryenBin = (tool: string) => path.join(path.dirname(createRequire(import.meta.url).resolve("binaryen/package.json")), "bin", tool);
-
-/**
- * Node's flags for a Binaryen tool process (wasm-dis, wasm-merge, wasm-opt: Binaryen compiled to 9 MB of wasm). A
- * tool runs for a second or two, so V8's optimising compiler spends more on tiering Binaryen's functions up than
- * the faster code gives back: with Liftoff alone the same output (byte for byte) costs wasm-opt -O3 1.3 s of CPU
- * instead of 3.0, wasm-merge 0.3 instead of 1.1, wasm-dis 0.2 instead of 0.4 (giou-fixed.cpp, measured
- * interleaved at load 21).
- */
-export const TOOL_NODE_FLAGS = ["--liftoff-only"];
 
 /** A module and its source map (null: none). */
 export interface MappedModule { wasm: Uint8Array; sourceMap: string | null }
@@ -108,7 +94,7 @@ async function withBinaryen(m: MappedModule, pass: (module: binaryen.Module) => 
   const text = m.sourceMap === null ? null : await timeStageAsync("post-link: line tables (wasm-dis, build A)", () => withTemp(async (f) => {
     await writeFile(f("in.wasm"), m.wasm);
     await writeFile(f("in.map"), m.sourceMap!);
-    const { stdout } = await run(process.execPath, [...TOOL_NODE_FLAGS, binaryenBin("wasm-dis"), f("in.wasm"), "-sm", f("in.map"), ...FEATURES], { maxBuffer: 1 << 30 });
+    const { stdout } = await runBinaryenTool("wasm-dis", [f("in.wasm"), "-sm", f("in.map"), ...FEATURES]);
     return stdout;
   }), DETAIL);
   const debugInfo = binaryen.getDebugInfo();
@@ -167,12 +153,12 @@ async function merge(runtime: Uint8Array, kernel: Uint8Array, kernelMap: string 
     await Promise.all(stubs.map((s, i) => writeFile(f(`stub${i}.wasm`), s.wasm)));
     const maps = kernelMap !== null;
     if (maps) await writeFile(f("kernel.map"), kernelMap);
-    await run(process.execPath, [...TOOL_NODE_FLAGS, binaryenBin("wasm-merge"),
+    await runBinaryenTool("wasm-merge", [
       f("runtime.wasm"), ABI_MODULE,
       f("kernel.wasm"), "kernel", ...(maps ? ["-ism", f("kernel.map")] : []),
       ...stubs.flatMap((s, i) => [f(`stub${i}.wasm`), s.name]),
       "-o", f("merged.wasm"), ...(maps ? ["-osm", f("merged.map")] : []), "-g", ...FEATURES,
-    ], { maxBuffer: 1 << 26 });
+    ]);
     return { wasm: new Uint8Array(await readFile(f("merged.wasm"))), sourceMap: maps ? await readFile(f("merged.map"), "utf8") : null };
   });
 }
@@ -210,8 +196,8 @@ export async function instrumentKernelModule(m: MappedModule, options: KernelMod
   return withTemp(async (f) => {
     await writeFile(f("in.wasm"), m.wasm);
     if (m.sourceMap) await writeFile(f("in.map"), m.sourceMap);
-    await run(process.execPath, [...TOOL_NODE_FLAGS, binaryenBin("wasm-opt"), f("in.wasm"), ...(m.sourceMap ? ["-ism", f("in.map"), "-osm", f("out.map")] : []),
-      ...passes, "-g", ...FEATURES, "-o", f("out.wasm")], { maxBuffer: 1 << 26 });
+    await runBinaryenTool("wasm-opt", [f("in.wasm"), ...(m.sourceMap ? ["-ism", f("in.map"), "-osm", f("out.map")] : []),
+      ...passes, "-g", ...FEATURES, "-o", f("out.wasm")]);
     return { wasm: new Uint8Array(await readFile(f("out.wasm"))), sourceMap: m.sourceMap ? await readFile(f("out.map"), "utf8") : null };
   });
 }

@@ -10,6 +10,7 @@ import { CPP_INCLUDE_DIR } from "./clang-driver.js";
 import { clang, MissingCompilerError, type FileTree } from "./toolchain.js";
 import { HEADER_FILE, headersUnder, splitIncludeFlags } from "./user-headers.js";
 import { stoppableShapeModule } from "./shape-polls.js";
+import { buildStarts, prepareBinaryenTools, KERNEL_BUILD_TOOLS } from "./binaryen-tools.js";
 import { readyPrecompiledHeader, prepareHeadersInBackground, forgetPrecompiledHeader, unitTakesPch, withPch as addPch, PCH_FILE } from "./header-pch.js";
 import { timeStage, timeStageAsync, DETAIL } from "../build-stages.js";
 import { createHash } from "node:crypto";
@@ -114,6 +115,7 @@ export async function compileCppShapes(sources: string[], extraCflags: string[],
     timeStage("shape function: unchanged, the last build's module", () => compiled?.());
     return { wasm: recent.wasm, texts: new Map(recent.texts) };
   }
+  buildStarts();
   const pchFlags = flags.filter((f) => !f.startsWith("-Wl,"));
   const takesPch = sources.every((f) => unitTakesPch(texts.get(f)!));
   const pch = takesPch ? readyPrecompiledHeader(pchFlags, headerTexts) : null;
@@ -123,6 +125,8 @@ export async function compileCppShapes(sources: string[], extraCflags: string[],
   try {
     let files: FileTree;
     try {
+      // The stop polls' wasm-dis and the kernel build's tools load while clang compiles (binaryen-tools.ts).
+      setImmediate(() => prepareBinaryenTools({ ...KERNEL_BUILD_TOOLS, "wasm-dis": KERNEL_BUILD_TOOLS["wasm-dis"]! + 1 }));
       files = await timeStageAsync(pch ? "compile shape function (from precompiled headers)" : "compile shape function", () => compile(pch !== null));
     } catch (e) {
       // clang refused the precompiled header itself: without it.

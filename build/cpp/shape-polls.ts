@@ -14,23 +14,18 @@
 // custom section SHAPE_SOURCE_MAP_SECTION, so the stop names the shape
 // source's line.
 import binaryen from "binaryen";
-import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { insertStopPolls } from "../stop-polls.js";
 import { readLineTable, lineTableSourceMap } from "./dwarf-lines.js";
-import { stripDwarf, TOOL_NODE_FLAGS } from "./post-link.js";
+import { stripDwarf } from "./post-link.js";
+import { runBinaryenTool } from "./binaryen-tools.js";
 import { CPP_INCLUDE_DIR } from "./clang-driver.js";
 
 /** The custom section that holds a shape module's source map (JSON text). */
 import { SHAPE_SOURCE_MAP_SECTION } from "./shape-section-names.js";
 export { SHAPE_SOURCE_MAP_SECTION };
-
-const run = promisify(execFile);
-const wasmDis = path.join(path.dirname(createRequire(import.meta.url).resolve("binaryen/package.json")), "bin", "wasm-dis");
 
 /** A shape source's file as the map names it: gpsimd's headers and the C++ library as library files (~lib/). */
 function mapName(file: string): string {
@@ -48,7 +43,7 @@ export async function stoppableShapeModule(linked: Uint8Array): Promise<Uint8Arr
   try {
     await writeFile(path.join(dir, "in.wasm"), stripDwarf(linked));
     await writeFile(path.join(dir, "in.map"), sourceMap);
-    ({ stdout: text } = await run(process.execPath, [...TOOL_NODE_FLAGS, wasmDis, path.join(dir, "in.wasm"), "-sm", path.join(dir, "in.map"), "--enable-bulk-memory", "--enable-mutable-globals", "--enable-sign-ext", "--enable-nontrapping-float-to-int"], { maxBuffer: 1 << 28 }));
+    ({ stdout: text } = await runBinaryenTool("wasm-dis", [path.join(dir, "in.wasm"), "-sm", path.join(dir, "in.map"), "--enable-bulk-memory", "--enable-mutable-globals", "--enable-sign-ext", "--enable-nontrapping-float-to-int"]));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -41,6 +41,20 @@ export function setBuildOptimizeLevel(level: number | undefined): void {
   optimizeLevel = level;
 }
 
+let keepToolsWarm = false;
+
+/**
+ * Whether the compiler thread loads the next C++ build's Binaryen tool processes after each build (build/cpp/
+ * binaryen-tools.ts), so that they are loaded when the next build needs them: `gpsimd watch`, whose next build comes
+ * with the next save. A process that builds once would load them for nothing. Set before the first build (the
+ * compiler thread reads it when it starts; a thread already running is replaced).
+ */
+export function setKeepBuildToolsWarm(on: boolean): void {
+  if (on === keepToolsWarm) return;
+  keepToolsWarm = on;
+  if (worker) { void worker.terminate(); worker = null; }
+}
+
 /** The optimize level builds of this process use instead of -O3 (undefined: -O3). */
 export function buildOptimizeLevel(): number | undefined {
   return optimizeLevel;
@@ -72,7 +86,7 @@ export function buildSync(request: BuildRequest, outFile: string, waiting?: (ela
     throw new BuildError("E_BUILD_DIRECTORY", `custom_op.load(${request.name}): cannot create build_directory ${dir}: ${e instanceof Error ? e.message : String(e)}`, { details: { directory: dir }, cause: e });
   }
   if (!worker) {
-    worker = new Worker(new URL("../../build/compile-worker.js", import.meta.url), threadOptions());
+    worker = new Worker(new URL("../../build/compile-worker.js", import.meta.url), threadOptions({ workerData: { keepBinaryenToolsWarm: keepToolsWarm } }));
     worker.unref();
     worker.on("exit", () => { worker = null; });
   }
