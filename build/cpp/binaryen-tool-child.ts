@@ -32,7 +32,8 @@ const wrapper = vm.runInThisContext(`(function (require, __filename, __dirname, 
 const commonJs = { exports: {} };
 const callMain = wrapper(createRequire(script), script, path.dirname(script), commonJs, commonJs.exports, {
   noInitialRun: true,
-  onRuntimeInitialized: () => process.send!({ ready: true } satisfies ToolReady),
+  // Not if the parent went while the tool loaded (the load is synchronous: its disconnect waits behind it).
+  onRuntimeInitialized: () => { if (process.connected) process.send!({ ready: true } satisfies ToolReady); else process.exit(0); },
 });
 
 process.once("message", (request: ToolRunRequest) => {
