@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { clang, type FileTree } from "./toolchain.js";
 import { headersUnder, splitIncludeFlags } from "./user-headers.js";
 import { readyPrecompiledHeader, prepareHeadersInBackground, forgetPrecompiledHeader, unitTakesPch, withPch as addPch, PCH_FILE } from "./header-pch.js";
-import { timeStageAsync } from "../build-stages.js";
+import { timeStageAsync, recordStage, DETAIL } from "../build-stages.js";
+import { createHash } from "node:crypto";
 
 /** gpsimd's C++ headers (include/ of this package), found upwards from this file (build/cpp or dist/build/cpp). */
 export const CPP_INCLUDE_DIR = findIncludeDir(path.dirname(fileURLToPath(import.meta.url)));
@@ -74,6 +75,30 @@ export function defaultKernelPchInputs(): { flags: string[]; tree: FileTree; hea
   return { flags: [...COMPILE_FLAGS], tree: { include }, headerTexts: includeTexts };
 }
 
+/**
+ * The exports unit's objects of recent compiles, by everything the object is made of: a kernel edit in gpsimd watch
+ * that keeps the kernels' signatures compiles the kernel's source alone. The exports unit includes gpsimd's headers
+ * and nothing of the author's, yet clang took about as long over it as over the seed's giou.cpp (0.6-0.8 s each,
+ * compiled one per run, load 5). gpsimd's headers are read once per process (readIncludeTree), so their texts are
+ * the same for every entry; the author's headers and -I folders are in the key all the same.
+ */
+const recentExports = new Map<string, Uint8Array>();
+/** The build stage (a detail, no time of its own) that says the exports unit's object was an earlier build's. */
+export const EXPORTS_REUSED_STAGE = "exports unit: unchanged, the last build's object";
+const RECENT_EXPORTS_KEPT = 4;
+
+function exportsObjectKey(flags: string[], exportsUnit: string, headers: [string, string][]): string {
+  const h = createHash("sha256").update(JSON.stringify({ flags, exportsUnit }));
+  for (const [file, text] of [...headers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) h.update(`\0${file}\0`).update(text);
+  return h.digest("hex");
+}
+
+function rememberExports(key: string, object: Uint8Array): void {
+  if (!(object instanceof Uint8Array)) return;
+  if (recentExports.size >= RECENT_EXPORTS_KEPT) recentExports.delete(recentExports.keys().next().value!);
+  recentExports.set(key, object);
+}
+
 /** Compiles the sources (texts by real path) and the exports unit to objects; or clang's messages. */
 export async function compileCpp(files: string[], texts: Map<string, string>, exportsUnit: string, extraCflags: string[]): Promise<CppObjects | { messages: string[] }> {
   const run = await clang();
@@ -122,13 +147,21 @@ export async function compileCpp(files: string[], texts: Map<string, string>, ex
   const compileAll = async (withPch: boolean): Promise<FileTree> => {
     const objects: FileTree = {};
     const usePch = withPch ? ["-include-pch", PCH_FILE] : [];
-    const files = withPch ? addPch(tree, pch!) : tree;
+    const inputs = withPch ? addPch(tree, pch!) : tree;
     // One clang run compiles every unit (objects are named after the sources), unless two sources share a name.
-    const groups = new Set(names.map(objectOf)).size === names.length ? [names] : names.map((n) => [n]);
-    for (const group of groups) {
-      const out = await run(["clang++", ...flags, ...usePch, "-c", ...group], files, { stderr: collect((s) => { stderr += s; }) });
-      group.forEach((n, i) => { objects[`o${names.indexOf(n)}-${i}.o`] = out[objectOf(n)] as Uint8Array; });
+    const oneRun = new Set(names.map(objectOf)).size === names.length;
+    const objectName = (n: string) => { const k = names.indexOf(n); return `o${k}-${oneRun ? k : 0}.o`; };
+    // The exports unit's object of an earlier build when nothing it is made of changed (recentExports).
+    const exportsKey = exportsObjectKey([...flags, ...usePch], exportsUnit, [...texts].filter(([file]) => !files.includes(file)));
+    const exportsObject = recentExports.get(exportsKey);
+    if (exportsObject) recordStage(EXPORTS_REUSED_STAGE, 0, DETAIL);
+    const units = exportsObject ? names.filter((n) => n !== EXPORTS_UNIT) : names;
+    for (const group of oneRun ? [units] : units.map((n) => [n])) {
+      const out = await run(["clang++", ...flags, ...usePch, "-c", ...group], inputs, { stderr: collect((s) => { stderr += s; }) });
+      for (const n of group) objects[objectName(n)] = out[objectOf(n)] as Uint8Array;
     }
+    if (exportsObject) objects[objectName(EXPORTS_UNIT)] = exportsObject; // last, as compiled: the link's order
+    else rememberExports(exportsKey, objects[objectName(EXPORTS_UNIT)] as Uint8Array);
     return objects;
   };
   let objects: FileTree;
