@@ -3,7 +3,8 @@
 // runtime: instrumentKernel), the merge of the device runtime (instrumented
 // apart for sanitize mode: sanitizedRuntime) and the C++ kernel into one
 // module (wasm-merge: the kernel's "gpsimd-abi" imports, its memory and stop
-// word included, become the runtime's), then instrumentKernelModule (-O3).
+// word included, become the runtime's), then instrumentKernelModule (-O3; below
+// -O2, as in gpsimd watch, the kernel alone before the merge: optimisesKernelAlone).
 // Source maps go in and out of each step, so a kernel's errors, sanitize
 // mode's included, keep naming its .cpp lines.
 import binaryen from "binaryen";
@@ -120,8 +121,25 @@ async function withBinaryen(m: MappedModule, pass: (module: binaryen.Module) => 
  */
 export async function mergeRuntime(runtime: Uint8Array, kernel: MappedModule, options: KernelModuleOptions, stubs: StubModule[] = []): Promise<MappedModule> {
   const build = kernel.sourceMap !== null ? "A" : "B";
+  const level = options.optimizeLevel ?? 3;
+  if (optimisesKernelAlone(options)) {
+    const optimised = await timeStageAsync(`optimise -O${level} the kernel (wasm-opt, build ${build})`, () => instrumentKernelModule(kernel, options), DETAIL);
+    return timeStageAsync(`post-link: merge with the runtime (wasm-merge, build ${build})`, () => merge(runtime, optimised.wasm, optimised.sourceMap, stubs), DETAIL);
+  }
   const merged = await timeStageAsync(`post-link: merge with the runtime (wasm-merge, build ${build})`, () => merge(runtime, kernel.wasm, kernel.sourceMap, stubs), DETAIL);
-  return timeStageAsync(`optimise -O${options.optimizeLevel ?? 3} (wasm-opt, build ${build})`, () => instrumentKernelModule(merged, options), DETAIL);
+  return timeStageAsync(`optimise -O${level} (wasm-opt, build ${build})`, () => instrumentKernelModule(merged, options), DETAIL);
+}
+
+/**
+ * Whether the optimiser runs on the kernel alone, before the merge, instead of on the merged module: below -O2,
+ * where Binaryen inlines nothing (its inlining passes run from -O2 on), so no pass joins the runtime's code and the
+ * kernel's, and every pass works function by function or finds nothing to do across the merged module (-O1 removed
+ * no function from it). The runtime is asc's -O3 output already: -O1 again changed 10 of its 88 KB and took most
+ * of wasm-opt's time on the merged module (0.3 of 0.35-0.5 s of work; the kernel alone 0.05 s, load 4). Not in
+ * sanitize mode: there the runtime's checks are added after asc (sanitizedRuntime) and -O1 still tidies them.
+ */
+export function optimisesKernelAlone(options: KernelModuleOptions): boolean {
+  return (options.optimizeLevel ?? 3) < 2 && !options.sanitize;
 }
 
 /**

@@ -1,6 +1,7 @@
 // gpsimd watch with C++ kernels: a save rebuilds at -O1 (clang's own -O3 is unchanged; the merged module's
 // optimisation is most of a C++ rebuild), the result is the new kernel's, and an error still names the kernel's
-// .cpp line at that level. The kernel is the API reference's negate through TCM (examples/seeds-cpp/negate-tcm.cpp).
+// .cpp line at that level; a save that does not compile names its line, and the next good save runs again (its
+// Binaryen tools loaded after the builds before it: build/cpp/binaryen-tools.ts). The kernel is the API reference's negate through TCM (examples/seeds-cpp/negate-tcm.cpp).
 import { it, expect, beforeAll, afterAll } from "vitest";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, renameSync, copyFileSync } from "node:fs";
@@ -56,7 +57,9 @@ it("a C++ save rebuilds at -O1 and runs the new kernel; a copy past the input na
   const [first] = await results(1);
   expect(first).toMatch(/^── ok: /);
   expect(lastRun()).toContain("rebuilt at -O1 for a quick rebuild");
-  expect(lastRun()).toMatch(/optimise -O1 \(wasm-opt, build A\)/);
+  // Below -O2 the optimiser runs on the kernel alone, before the merge (build/cpp/post-link.ts: optimisesKernelAlone).
+  expect(lastRun()).toMatch(/optimise -O1 the kernel \(wasm-opt, build A\)/);
+  expect(lastRun().indexOf("optimise -O1 the kernel (wasm-opt, build A)")).toBeLessThan(lastRun().indexOf("merge with the runtime (wasm-merge, build A)"));
 
   // One element more than the chunk: the last chunk's copy reads past the input's 2000 elements.
   expect(KERNEL).toContain(COPY_IN);
@@ -68,4 +71,14 @@ it("a C++ save rebuilds at -O1 and runs the new kernel; a copy past the input na
 
   await save(KERNEL);
   expect((await results(3))[2]).toMatch(/^── ok: /);
+  // A body edit keeps the kernel's signature: the exports unit's object is the last build's (build/cpp/clang-driver.ts).
+  expect(lastRun()).toContain("exports unit: unchanged, the last build's object");
+
+  // A save that does not compile: clang's message at its line; the next good save builds and runs again, with
+  // the tools the failed build left loaded.
+  await save(KERNEL.replace(COPY_IN, "t_in_tcm_acc.tensor_to_tcm<float>(tcm_buffer, i, copy_size)"));
+  expect((await results(4))[3]).toMatch(/^── compile error: /);
+  expect(lastRun()).toMatch(new RegExp(`negate-tcm\\.cpp:${line}:\\d+: error: `));
+  await save(KERNEL);
+  expect((await results(5))[4]).toMatch(/^── ok: /);
 }, 600_000);
