@@ -4,10 +4,13 @@
 // (build A's wasm-dis, then wasm-merge and wasm-opt for builds A and B side by side). So the processes are started
 // ahead (binaryen-tool-child.ts: loaded, waiting for a command line) and a run takes a loaded one:
 //
-// - at the start of a C++ build (prepareBinaryenTools), so they load while clang compiles;
-// - in `gpsimd watch`, also after each build, for the next one (keepWarmAfterBuild: the compiler thread's
-//   workerData, host/library/compile-service.ts), so that a save's build finds them loaded: they load while the
-//   author reads the result. Those are compiled eagerly: nothing waits for them, and the run gets compiled code.
+// - in `gpsimd watch` (keepWarm: the compiler thread's workerData, host/library/compile-service.ts), after each
+//   build, for the next one, so that a save's build finds them loaded: they load while the author reads the result.
+//   Those are compiled eagerly: nothing waits for them, and the run gets compiled code. A build that finds some
+//   missing (the first, or a save right after a result) starts them while clang compiles (prepareBuildTools).
+// - Elsewhere (custom_op.load, gpsimd build or run: one build per process, mostly) each tool is spawned when it runs,
+//   as before: loading them while clang compiled took CPU from clang on a busy machine, and the cold gpsimd run of
+//   the seed's giou was no faster (10.4-10.7 s against 10.0-10.3 s spawned, interleaved, load 3.4-3.7).
 //
 // A process runs one command and exits, as a spawned tool does: the same arguments, the same output, the same exit
 // code and stderr. When no loaded process is there, or the one taken died before its run, the tool is spawned as
@@ -59,8 +62,8 @@ function enabled(): boolean {
   return process.env.GPSIMD_WARM_BINARYEN_TOOLS !== "0";
 }
 
-/** Whether this thread loads the next build's tools after each build (gpsimd watch's compiler thread). */
-function keepWarmAfterBuild(): boolean {
+/** Whether this thread keeps tools loaded for its builds (gpsimd watch's compiler thread). */
+function keepWarm(): boolean {
   return !isMainThread && (workerData as { keepBinaryenToolsWarm?: boolean } | null)?.keepBinaryenToolsWarm === true;
 }
 
@@ -118,9 +121,14 @@ function startMissing(counts: ToolCounts, eager: boolean): LoadedTool | null {
   return null;
 }
 
+/** When a C++ build's compile has started, in gpsimd watch: the processes it will take that are not loaded yet. */
+export function prepareBuildTools(): void {
+  if (keepWarm()) prepareBinaryenTools(KERNEL_BUILD_TOOLS);
+}
+
 /** After a C++ build in gpsimd watch: the next build's processes (see the head of this file and NEXT_BUILD_DELAY_MS). */
 export function prepareNextBuildTools(): void {
-  if (!keepWarmAfterBuild() || !enabled()) return;
+  if (!keepWarm() || !enabled()) return;
   const build = buildsStarted;
   const next = () => {
     if (buildsStarted !== build) return;

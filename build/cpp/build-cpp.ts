@@ -36,7 +36,7 @@ import { clang } from "./toolchain.js";
 import { startWantedHeaders } from "./header-pch.js";
 import { timeStage, timeStageAsync, DETAIL } from "../build-stages.js";
 import { prebuiltRuntime } from "./prebuilt-runtime.js";
-import { buildStarts, prepareBinaryenTools, prepareNextBuildTools, KERNEL_BUILD_TOOLS } from "./binaryen-tools.js";
+import { buildStarts, prepareBuildTools, prepareNextBuildTools } from "./binaryen-tools.js";
 import type { RelocatableModule } from "../relocate.js";
 import type { KernelSignature } from "../signatures.js";
 
@@ -57,10 +57,9 @@ export interface CppBuild {
 export interface CppBuildRequest { computeSrcs: string[]; extraCflags: string[]; sanitize: boolean; optimizeLevel?: number }
 
 /**
- * Builds the C++ compute sources; returns messages (file:line:column: error: ...) on failure. The Binaryen tool
- * processes the build runs after clang start loading while clang compiles (binaryen-tools.ts), and in gpsimd watch
- * the next build's after it. gpsimd's precompiled headers that this build's compiles (and the shape function's,
- * compiled before it) lacked are made after it.
+ * Builds the C++ compute sources; returns messages (file:line:column: error: ...) on failure. In gpsimd watch the
+ * next build's Binaryen tool processes load after it (binaryen-tools.ts). gpsimd's precompiled headers that this
+ * build's compiles (and the shape function's, compiled before it) lacked are made after it.
  */
 export async function buildCpp(req: CppBuildRequest): Promise<CppBuild | { messages: string[] }> {
   buildStarts();
@@ -94,9 +93,9 @@ async function buildCppModule(req: CppBuildRequest): Promise<CppBuild | { messag
   await timeStageAsync("compiler start", () => clang());
   // Timed inside: with or without gpsimd's precompiled headers (header-pch.ts).
   const compiling = compileCpp(req.computeSrcs, texts, kernelExportsSource(kernels, stack), req.extraCflags);
-  // The Binaryen tools this build runs after clang load while it compiles; forked once the compile is asked for (a
-  // fork costs this thread 10-40 ms). In gpsimd watch they are loaded already (binaryen-tools.ts).
-  setImmediate(() => prepareBinaryenTools(KERNEL_BUILD_TOOLS));
+  // In gpsimd watch, the Binaryen tools this build runs after clang that are not loaded yet load while it compiles;
+  // forked once the compile is asked for (a fork costs this thread 10-40 ms). See binaryen-tools.ts.
+  setImmediate(prepareBuildTools);
   const compiled = await compiling;
   if ("messages" in compiled) return compiled;
   const t2 = performance.now();

@@ -10,7 +10,7 @@ import { CPP_INCLUDE_DIR } from "./clang-driver.js";
 import { clang, MissingCompilerError, type FileTree } from "./toolchain.js";
 import { HEADER_FILE, headersUnder, splitIncludeFlags } from "./user-headers.js";
 import { stoppableShapeModule } from "./shape-polls.js";
-import { buildStarts, prepareBinaryenTools, KERNEL_BUILD_TOOLS } from "./binaryen-tools.js";
+import { buildStarts } from "./binaryen-tools.js";
 import { readyPrecompiledHeader, prepareHeadersInBackground, forgetPrecompiledHeader, unitTakesPch, withPch as addPch, PCH_FILE } from "./header-pch.js";
 import { timeStage, timeStageAsync, DETAIL } from "../build-stages.js";
 import { createHash } from "node:crypto";
@@ -125,8 +125,6 @@ export async function compileCppShapes(sources: string[], extraCflags: string[],
   try {
     let files: FileTree;
     try {
-      // The stop polls' wasm-dis and the kernel build's tools load while clang compiles (binaryen-tools.ts).
-      setImmediate(() => prepareBinaryenTools({ ...KERNEL_BUILD_TOOLS, "wasm-dis": KERNEL_BUILD_TOOLS["wasm-dis"]! + 1 }));
       files = await timeStageAsync(pch ? "compile shape function (from precompiled headers)" : "compile shape function", () => compile(pch !== null));
     } catch (e) {
       // clang refused the precompiled header itself: without it.
