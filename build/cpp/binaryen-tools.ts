@@ -39,8 +39,8 @@ export const TOOL_NODE_FLAGS = ["--liftoff-only"];
 
 /**
  * A process loaded for a later build compiles all of the tool's functions as it loads (V8 compiles wasm functions
- * at their first call otherwise): wasm-opt -O1 on the device runtime ran in 0.31-0.34 s instead of 0.39-0.44 s,
- * and the load, which nothing waits for, took 0.31-0.48 s instead of 0.15-0.21 s (load 1.7-2.2).
+ * at their first call otherwise): wasm-opt -O1 on the device runtime ran in 0.31-0.36 s instead of 0.39-0.44 s,
+ * and the load, which nothing waits for, took 0.31-0.48 s instead of 0.18-0.19 s (load 1.7-2.2).
  */
 const EAGER_FLAGS = ["--no-wasm-lazy-compilation"];
 
