@@ -94,7 +94,7 @@ const NEXT_BUILD_DELAY_MS = 150;
 /** Counts builds: loading for the next build stops once a build starts (it loads what it lacks itself). */
 let buildsStarted = 0;
 
-/** A C++ build starts: what loads for the next build stops here (prepareBinaryenTools then loads what is missing). */
+/** A C++ build starts: what loads for the next build stops here (prepareBuildTools then loads what is missing). */
 export function buildStarts(): void {
   buildsStarted++;
 }
@@ -107,7 +107,7 @@ export function prepareBinaryenTools(counts: ToolCounts, eager = false): void {
   while (startMissing(counts, eager));
 }
 
-/** Starts one process of the first tool that has fewer than `counts` loaded or loading; false when none lacks one. */
+/** Starts one process of the first tool that has fewer than `counts` loaded or loading; null when none lacks one. */
 function startMissing(counts: ToolCounts, eager: boolean): LoadedTool | null {
   if (!enabled()) return null;
   for (const [tool, count] of Object.entries(counts) as [BinaryenTool, number][]) {
@@ -132,13 +132,20 @@ export function prepareNextBuildTools(): void {
   const build = buildsStarted;
   const next = () => {
     if (buildsStarted !== build) return;
-    const loading = startMissing(KERNEL_BUILD_TOOLS, true);
-    void loading?.ready.then(next);
+    // The next once this one has loaded; none after one that failed to (a build then spawns what it lacks).
+    void startMissing(KERNEL_BUILD_TOOLS, true)?.ready.then((loaded) => { if (loaded) next(); });
   };
   setTimeout(next, NEXT_BUILD_DELAY_MS).unref();
 }
 
+/** Tool processes this thread started (tests count them). */
+let started = 0;
+export function toolProcessesStarted(): number {
+  return started;
+}
+
 function startTool(tool: BinaryenTool, eager: boolean): LoadedTool | null {
+  started++;
   let child: ChildProcess;
   try {
     child = fork(childScript(), [binaryenToolScript(tool)], { execArgv: [...TOOL_NODE_FLAGS, ...(eager ? EAGER_FLAGS : [])], stdio: ["ignore", "pipe", "pipe", "ipc"] });

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 import binaryen from "binaryen";
 import { idleToolPids, idleToolsLoaded, prepareBinaryenTools, runBinaryenTool, type BinaryenTool } from "../../build/cpp/binaryen-tools.js";
 
@@ -78,6 +79,23 @@ describe("Binaryen tools in loaded processes", () => {
     await runBinaryenTool("wasm-opt", [file("kernel.wasm"), "-O1", "-o", file("after-kill.wasm")]);
     expect(readFileSync(file("after-kill.wasm")).equals(readFileSync(file("opt-spawned.wasm")))).toBe(true);
   }, 120_000);
+
+  it("after a build in gpsimd watch, stop loading the next build's tools when one fails to load", async () => {
+    // A compiler thread as gpsimd watch's (keepBinaryenToolsWarm) whose tool processes cannot start: Node refuses
+    // the NODE_OPTIONS they inherit. The loading goes one process at a time and must stop at the first failure.
+    const entry = pathToFileURL(path.join(import.meta.dirname, "..", "..", "dist", "build", "cpp", "binaryen-tools.js")).href;
+    const code = `const { parentPort } = require("node:worker_threads");
+process.env.NODE_OPTIONS = "--no-such-node-option"; // this thread's copy of the environment, which forks inherit
+import(${JSON.stringify(entry)}).then(async (m) => {
+  m.prepareNextBuildTools();
+  await new Promise((r) => setTimeout(r, 3000));
+  parentPort.postMessage(m.toolProcessesStarted());
+});`;
+    const worker = new Worker(code, { eval: true, workerData: { keepBinaryenToolsWarm: true } });
+    const started = await new Promise<number>((resolve, reject) => { worker.once("message", resolve); worker.once("error", reject); });
+    await worker.terminate();
+    expect(started).toBe(1);
+  }, 60_000);
 
   it("keep no process up: a process that only loaded tools ends, and its loaded tools end with it", async () => {
     const entry = pathToFileURL(path.join(import.meta.dirname, "..", "..", "dist", "build", "cpp", "binaryen-tools.js")).href;
