@@ -12,6 +12,8 @@
 //   as before: loading them while clang compiled took CPU from clang on a busy machine, and the cold gpsimd run of
 //   the seed's giou was no faster (10.4-10.7 s against 10.0-10.3 s spawned, interleaved, load 3.4-3.7).
 //
+// A loaded process costs memory: a wasm-opt compiled eagerly holds 160 MB resident, so watch's five about 0.8 GB.
+//
 // A process runs one command and exits, as a spawned tool does: the same arguments, the same output, the same exit
 // code and stderr. When no loaded process is there, or the one taken died before its run, the tool is spawned as
 // before. GPSIMD_WARM_BINARYEN_TOOLS=0 spawns every run.
