@@ -33,9 +33,12 @@ function receiveLibraries(asked: boolean): void {
   if (asked || messagesSeen !== before) init.port.postMessage({ type: "received", messages: messagesSeen } satisfies CompletionMessage);
 }
 
-/** Waits until the sequence number differs from `seen` (spinning SPIN_MS first: a launch that follows soon is picked up in ~µs instead of a futex wake); returns the new one. */
-function waitForLaunch(seen: number): number {
-  const until = performance.now() + SPIN_MS;
+/**
+ * Waits until the sequence number differs from `seen` (after a launch it ran cores in, spinning SPIN_MS first: a
+ * launch that follows soon is picked up in ~µs instead of a futex wake); returns the new one.
+ */
+function waitForLaunch(seen: number, spin: boolean): number {
+  const until = spin ? performance.now() + SPIN_MS : 0;
   for (;;) {
     const seq = Atomics.load(control, C_SEQ);
     if (seq !== seen) return seq;
@@ -72,12 +75,17 @@ function reportCrash(e: unknown): void {
 init.port.postMessage({ type: "ready", messages: messagesSeen } satisfies CompletionMessage);
 let seen = init.seqAtStart;
 try {
+  // Whether this thread ran cores in the last launch. One that a launch leaves out (a library with fewer threads than
+  // the pool has workers) sleeps at once: spinning after every launch of that library, it burned a CPU for nothing.
+  let tookPart = false;
   for (;;) {
-    seen = waitForLaunch(seen);
+    seen = waitForLaunch(seen, tookPart);
+    tookPart = false;
     const command = Atomics.load(control, C_COMMAND);
     if (command === COMMAND_EXIT) break;
     receiveLibraries(command === COMMAND_RECEIVE);
     if (command === COMMAND_RECEIVE || init.index >= Atomics.load(control, C_THREADS)) continue;
+    tookPart = true;
     // Before any claim: while the state word holds the launch, this thread may hold one of its cores. Retired: stop.
     if (Atomics.compareExchange(state, 0, WORKER_IDLE, seen) !== WORKER_IDLE) break;
     executor.runClaims(seen);
