@@ -313,7 +313,9 @@ export class Pool {
     watchdog().arm(SLOT_POOL, seq, epochNow() + lib.options.timeout_ms, contexts.map((ctx) => ctx + CTX_STOP));
     // Publishing: every write above happens-before a worker's Atomics.load of C_SEQ that sees seq.
     Atomics.store(c, C_SEQ, seq);
-    if (Atomics.load(c, C_PARKED) > 0) Atomics.notify(c, C_SEQ);
+    // Parked workers are woken only for a launch they take part in: one that runs on the calling thread alone leaves
+    // them asleep (woken, each would only see it is left out and sleep again, a futex wake per launch for nothing).
+    if (workers > 0 && Atomics.load(c, C_PARKED) > 0) Atomics.notify(c, C_SEQ);
     const launch: InFlight = { seq, request, deadline, settle, collected: false };
     this.inFlight = launch;
     return launch;
