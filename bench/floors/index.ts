@@ -55,12 +55,11 @@ interface FloorWork {
   tcmFn?: keyof FloorExports;
 }
 
-/** Room for the 16 KB buffer of each of up to 8 threads of a TCM floor (floors.ts giou_tcm). */
-const TCM_BUFFERS_BYTES = 8 * 16384;
+
 
 /** The floors of one workload; `check` receives the plain-wasm output once, to be verified like any variant's. */
 async function floorsOf(scope: Scope, work: FloorWork, check: (out: Float32Array) => void): Promise<Floor[]> {
-  const bytes = work.inputs.reduce((s, x) => s + x.byteLength, 0) + work.outputs * 4 + work.copiedBytes + TCM_BUFFERS_BYTES + (1 << 20);
+  const bytes = work.inputs.reduce((s, x) => s + x.byteLength, 0) + work.outputs * 4 + work.copiedBytes + (1 << 20);
   const wasm = await PlainWasm.create(bytes);
   scope.atEnd(() => { void wasm.close(); });
   const inputs = work.inputs.map((x) => wasm.place(x));
@@ -81,7 +80,7 @@ async function floorsOf(scope: Scope, work: FloorWork, check: (out: Float32Array
   if (work.tcmFn) {
     // The least a TCM kernel can take on this machine: its copies and its arithmetic, with nothing of gpsimd around.
     const g = wasm.exports[work.tcmFn] as (...a: number[]) => void;
-    const tcmArgs = [out, ...inputs, wasm.place(TCM_BUFFERS_BYTES), work.total];
+    const tcmArgs = [out, ...inputs];
     g(...tcmArgs, 0, work.total);
     check(wasm.read(out, work.outputs));
     floors.push({ name: "wasm-tcm-1t", title: "the same as a TCM kernel does it (copies through a 16 KB buffer), plain wasm, one thread", burst: (calls) => timed(calls, () => g(...tcmArgs, 0, work.total)) });

@@ -6,18 +6,22 @@ import path from "node:path";
 import { readFile } from "node:fs/promises";
 import asc from "assemblyscript/asc";
 import { PACKAGE_ROOT } from "../../ops/index.js";
-import { ThreadSplit } from "./split.js";
+import { ThreadSplit, TCM_BUFFER_BYTES } from "./split.js";
 
 /** The floor module's exports (addresses are byte offsets into its memory). */
 export interface FloorExports {
   giou(out: number, pred: number, target: number, begin: number, end: number): void;
-  giou_tcm(out: number, pred: number, target: number, buffers: number, total: number, begin: number, end: number): void;
+  giou_tcm(out: number, pred: number, target: number, begin: number, end: number): void;
   relu_forward(out: number, x: number, begin: number, end: number): void;
-  relu_forward_tcm(out: number, x: number, buffers: number, total: number, begin: number, end: number): void;
+  relu_forward_tcm(out: number, x: number, begin: number, end: number): void;
+  set_tcm_buffer(at: number): void;
   relu_backward(out: number, grad: number, x: number, begin: number, end: number): void;
   add(out: number, a: number, b: number, begin: number, end: number): void;
   copy_chunks(buffer: number, src: number, chunk: number, begin: number, end: number): void;
 }
+
+/** Threads a floor can be split over (each has a TCM-sized buffer of its own). */
+const MAX_FLOOR_THREADS = 16;
 
 const SOURCE = path.join(PACKAGE_ROOT, "bench", "floors", "wasm", "floors.ts");
 
@@ -49,9 +53,15 @@ export class PlainWasm {
   private next = 1024;
   private split: ThreadSplit | null = null;
 
+  /** The TCM-sized buffers of the threads (the TCM floors'): thread t's is at tcmBuffers + t * TCM_BUFFER_BYTES. */
+  readonly tcmBuffers: number;
+
   private constructor(readonly module: WebAssembly.Module, bytes: number) {
-    this.memory = new WebAssembly.Memory({ initial: Math.ceil((bytes + 65536) / 65536), maximum: 65536, shared: true } as WebAssembly.MemoryDescriptor);
+    const buffers = MAX_FLOOR_THREADS * TCM_BUFFER_BYTES;
+    this.memory = new WebAssembly.Memory({ initial: Math.ceil((bytes + buffers + 65536) / 65536), maximum: 65536, shared: true } as WebAssembly.MemoryDescriptor);
     this.exports = new WebAssembly.Instance(module, { env: { memory: this.memory, abort: () => { throw new Error("floor module aborted"); } } }).exports as unknown as FloorExports;
+    this.tcmBuffers = this.place(buffers);
+    this.exports.set_tcm_buffer(this.tcmBuffers); // this thread is thread 0
   }
 
   /** A floor with room for `bytes` of arrays. */
@@ -76,7 +86,8 @@ export class PlainWasm {
 
   /** Runs export `fn` over [0, total) split evenly over `threads` threads (this one included), in parts aligned to `align`. */
   async splitRun(threads: number, fn: keyof FloorExports, fixed: number[], total: number, align: number): Promise<void> {
-    this.split ??= await ThreadSplit.start(this.module, this.memory, threads);
+    if (threads > MAX_FLOOR_THREADS) throw new Error(`bench floors: at most ${MAX_FLOOR_THREADS} threads (${threads} asked)`);
+    this.split ??= await ThreadSplit.start(this.module, this.memory, threads, this.tcmBuffers);
     this.split.run(this.exports, fn, fixed, total, align);
   }
 

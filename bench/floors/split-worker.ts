@@ -8,10 +8,11 @@ import { parentPort, workerData } from "node:worker_threads";
 import { GEN, DONE, FN, FAILED, ARGS, FUNCTIONS, runParts } from "./split.js";
 import type { FloorExports } from "./plain-wasm.js";
 
-const { module, memory, control, thread } = workerData as { module: WebAssembly.Module; memory: WebAssembly.Memory; control: Int32Array; thread: number };
+const { module, memory, control, thread, tcmBuffer } = workerData as { module: WebAssembly.Module; memory: WebAssembly.Memory; control: Int32Array; thread: number; tcmBuffer: number };
 const exports = new WebAssembly.Instance(module, { env: { memory, abort: () => { throw new Error("floor module aborted"); } } }).exports as Record<string, (...a: number[]) => void>;
+exports.set_tcm_buffer(tcmBuffer); // this thread's TCM, for the TCM floors
 // Fixed arguments before (begin, end), per export (a Record over every export: one left out does not compile).
-const ARITY: Record<keyof FloorExports, number> = { giou: 3, giou_tcm: 5, relu_forward: 2, relu_forward_tcm: 4, relu_backward: 3, copy_chunks: 3, add: 3 };
+const ARITY: Record<keyof FloorExports, number> = { giou: 3, giou_tcm: 3, relu_forward: 2, relu_forward_tcm: 2, set_tcm_buffer: 0, relu_backward: 3, copy_chunks: 3, add: 3 };
 // The generation is read before "ready" is posted: the first run may bump it the moment "ready" arrives.
 let seen = Atomics.load(control, GEN);
 parentPort!.postMessage("ready");

@@ -13,6 +13,8 @@ import type { FloorExports } from "./plain-wasm.js";
 /** Control words: [generation, parts done, function index, failed thread, claim word, parts, part bounds..., fixed args...]. */
 const GEN = 0, DONE = 1, FN = 2, FAILED = 3, NEXT = 4, PARTS = 5, BOUNDS = 6, MAX_PARTS = 64, ARGS = BOUNDS + MAX_PARTS + 1;
 export const FUNCTIONS: (keyof FloorExports)[] = ["giou", "giou_tcm", "relu_forward", "relu_forward_tcm", "relu_backward", "copy_chunks", "add"];
+/** Bytes of each thread's buffer for the TCM floors (floors.ts set_tcm_buffer): a core's TCM. */
+export const TCM_BUFFER_BYTES = 16384;
 /** Parts a run is cut into: the cores of a multicore launch. */
 export const SPLIT_PARTS = 8;
 
@@ -42,11 +44,12 @@ export function runParts(c: Int32Array, generation: number, run: (begin: number,
 export class ThreadSplit {
   private constructor(private readonly control: Int32Array, private readonly workers: Worker[]) {}
 
-  static async start(module: WebAssembly.Module, memory: WebAssembly.Memory, threads: number): Promise<ThreadSplit> {
+  /** Starts threads - 1 workers; worker t copies through the TCM-sized buffer at tcmBuffers + t * TCM_BUFFER_BYTES. */
+  static async start(module: WebAssembly.Module, memory: WebAssembly.Memory, threads: number, tcmBuffers: number): Promise<ThreadSplit> {
     const control = new Int32Array(new SharedArrayBuffer(4 * (ARGS + 16)));
     const workers: Worker[] = [];
     for (let t = 1; t < threads; t++) {
-      const w = new Worker(new URL("./split-worker.js", import.meta.url), { workerData: { module, memory, control, thread: t } });
+      const w = new Worker(new URL("./split-worker.js", import.meta.url), { workerData: { module, memory, control, thread: t, tcmBuffer: tcmBuffers + t * TCM_BUFFER_BYTES } });
       await new Promise<void>((resolve, reject) => { w.once("message", () => resolve()); w.once("error", reject); });
       workers.push(w);
     }

@@ -34,7 +34,7 @@ describe("split floor", () => {
     }
   }, 60_000);
 
-  it("the TCM scheme's floor (copies through a 16 KB buffer per part) gives the reference GIOU, on one thread and split", async () => {
+  it("the TCM scheme's floor (copies through a 16 KB buffer per thread) gives the reference GIOU, on one thread and split", async () => {
     const wasm = await PlainWasm.create(1 << 22);
     made.push(wasm);
     // 3 rows of 1000 boxes: parts end inside a 256-pair chunk, and the last chunk of a part is short.
@@ -43,11 +43,12 @@ describe("split floor", () => {
     const pred = Float32Array.from({ length: n * 4 }, (_, j) => box(j >> 2, 1)[j & 3]);
     const target = Float32Array.from({ length: n * 4 }, (_, j) => box(j >> 2, 2)[j & 3]);
     const expected = giouOf(pred, target, rows, boxes);
-    const ps = wasm.place(pred), ts = wasm.place(target), buffers = wasm.place(8 * 16384);
-    for (const threads of [1, 2]) {
+    const ps = wasm.place(pred), ts = wasm.place(target);
+    // Three threads over 3000 pairs: parts of 372-376 pairs, which two threads run at once, each through its own buffer.
+    for (const threads of [1, 2, 3]) {
       const out = wasm.place(new Float32Array(n).fill(Number.NaN));
-      if (threads === 1) wasm.exports.giou_tcm(out, ps, ts, buffers, n, 0, n);
-      else await wasm.splitRun(threads, "giou_tcm", [out, ps, ts, buffers, n], n, 4);
+      if (threads === 1) wasm.exports.giou_tcm(out, ps, ts, 0, n);
+      else await wasm.splitRun(threads, "giou_tcm", [out, ps, ts], n, 4);
       const got = wasm.read(out, n);
       const worst = got.reduce((m, v, i) => Math.max(m, Math.abs(v - expected[i])), 0);
       expect(worst, `${threads} thread(s)`).toBeLessThan(1e-5);
@@ -57,14 +58,13 @@ describe("split floor", () => {
   it("the ReLU TCM scheme's floor gives ReLU of every element, on one thread and split, sizes off the 4 KB chunk", async () => {
     const wasm = await PlainWasm.create(1 << 22);
     made.push(wasm);
-    const buffers = wasm.place(8 * 16384);
     for (const total of [16, 1000, 999 * 17 + 1, 65536 + 48]) {
       const x = Float32Array.from({ length: total }, (_, i) => (i % 5 < 2 ? -1 : 1) * (i + 0.5));
       const xs = wasm.place(x);
       for (const threads of [1, 2]) {
         const out = wasm.place(new Float32Array(total).fill(Number.NaN));
-        if (threads === 1) wasm.exports.relu_forward_tcm(out, xs, buffers, total, 0, total);
-        else await wasm.splitRun(threads, "relu_forward_tcm", [out, xs, buffers, total], total, 16);
+        if (threads === 1) wasm.exports.relu_forward_tcm(out, xs, 0, total);
+        else await wasm.splitRun(threads, "relu_forward_tcm", [out, xs], total, 16);
         expect(Array.from(wasm.read(out, total)), `${total} elements, ${threads} thread(s)`).toEqual(Array.from(x, (v) => Math.max(v, 0)));
       }
     }

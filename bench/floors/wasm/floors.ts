@@ -12,17 +12,23 @@ export function giou(out: usize, pred: usize, target: usize, begin: i32, end: i3
 
 /** Box pairs a TCM chunk holds: the shipped kernels' (ops/giou/multicore.ts) 256, three buffers in 9 KB. */
 const GIOU_CHUNK: i32 = 256;
-/** Bytes of the buffer each thread of giou_tcm copies through: a core's TCM. */
-const TCM_BYTES: i32 = 16384;
+/**
+ * This thread's 16 KB buffer, its TCM: each thread of a split run has an instance of this module of its own (its
+ * globals are its own, the memory is shared), and the host gives each a buffer of its own (set_tcm_buffer).
+ */
+let tcm_buffer: usize = 0;
+
+/** Sets this instance's (this thread's) TCM-sized buffer. */
+export function set_tcm_buffer(at: usize): void {
+  tcm_buffer = at;
+}
 
 /**
  * The same GIOU done the way a TCM kernel must do it, with nothing of gpsimd around it: per chunk of GIOU_CHUNK
- * pairs, memory.copy both inputs into a 16 KB buffer, giou_f32x4 there, memory.copy the scores out. Each thread of a
- * split run copies through its own buffer (buffers holds 8), chosen by where its part starts.
+ * pairs, memory.copy both inputs into this thread's 16 KB buffer, giou_f32x4 there, memory.copy the scores out.
  */
-export function giou_tcm(out: usize, pred: usize, target: usize, buffers: usize, total: i32, begin: i32, end: i32): void {
-  const buffer = buffers + <usize>(<i64>begin * 8 / <i64>max(total, 1)) * <usize>TCM_BYTES;
-  const tcm_pred = buffer, tcm_target = buffer + 4096, tcm_out = buffer + 8192;
+export function giou_tcm(out: usize, pred: usize, target: usize, begin: i32, end: i32): void {
+  const tcm_pred = tcm_buffer, tcm_target = tcm_buffer + 4096, tcm_out = tcm_buffer + 8192;
   for (let i = begin; i < end; i += GIOU_CHUNK) {
     const n = min(GIOU_CHUNK, end - i);
     memory.copy(tcm_pred, pred + (<usize>i << 4), <usize>n << 4);
@@ -40,9 +46,9 @@ export function relu_forward(out: usize, x: usize, begin: i32, end: i32): void {
 /** Floats a ReLU TCM chunk holds: the shipped kernel's (ops/relu/multicore.ts) 4 KB buffer. */
 const RELU_CHUNK: i32 = 1024;
 
-/** ReLU forward as a TCM kernel does it, with nothing of gpsimd around it: per 4 KB chunk, copy in, ReLU in place, copy out (a buffer per thread, as giou_tcm). */
-export function relu_forward_tcm(out: usize, x: usize, buffers: usize, total: i32, begin: i32, end: i32): void {
-  const buffer = buffers + <usize>(<i64>begin * 8 / <i64>max(total, 1)) * <usize>TCM_BYTES;
+/** ReLU forward as a TCM kernel does it, with nothing of gpsimd around it: per 4 KB chunk, copy into this thread's buffer, ReLU in place, copy out. */
+export function relu_forward_tcm(out: usize, x: usize, begin: i32, end: i32): void {
+  const buffer = tcm_buffer;
   for (let i = begin; i < end; i += RELU_CHUNK) {
     const n = min(RELU_CHUNK, end - i);
     memory.copy(buffer, x + (<usize>i << 2), <usize>n << 2);
