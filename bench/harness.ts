@@ -11,6 +11,7 @@ import { verifyOutput } from "./verify.js";
 import { quantile, median } from "./stats.js";
 import { formatTime } from "./format.js";
 import { settle } from "./settle.js";
+import { medianCallMicros, inProcessFloor } from "./call-timing.js";
 import { renderChart } from "./chart.js";
 import { RESULTS_DIR, environment, writeMeta, readResults, resultPath, type FloorRounds, type Latency, type Paired, type RoundRatio, type SuiteMeta, type WorkloadInfo } from "./results.js";
 import type { Floor, Output, Scope, Suite, Variant, Workload } from "./suite.js";
@@ -164,19 +165,22 @@ function ratioOf(values: number[]): RoundRatio {
  * Times the floors and the kernel variants in interleaved rounds: each round
  * runs a ~25 ms burst of every one of them in turn (the order rotating), so a
  * slow phase of the machine hits floors and kernels alike and their per-round
- * ratios stay meaningful. Each burst starts once the threads of the one before
- * have stopped spinning (settle.ts).
+ * ratios stay meaningful. A burst's figure is its median call (call-timing.ts).
+ * Each burst starts once the threads of the one before have stopped spinning
+ * (settle.ts).
  */
 async function floorRounds(floors: Floor[], variants: Case[], medians: Medians, rounds = 10): Promise<FloorRounds> {
   type Timed = { name: string; calls: number; burst: () => Promise<number> };
   const timed: Timed[] = [];
+  // Each burst's figure is its median call (call-timing.ts), for the kernels and the in-process floors; a native floor
+  // times its own loop in a process of its own, so its burst is one run of that program and its mean.
   for (const f of floors) {
-    const once = await f.burst(1);
-    timed.push({ name: f.name, calls: callsFor(once), burst: async () => f.burst(callsFor(once)) });
+    const once = await f.burst(1), calls = callsFor(once);
+    timed.push({ name: f.name, calls, burst: inProcessFloor(f.name) ? async () => (await medianCallMicros(calls, () => f.burst(1))) / 1e6 : async () => f.burst(calls) });
   }
   for (const c of variants) {
     const calls = callsFor(medians.get(c.name) ?? 1e-3);
-    timed.push({ name: c.variant.name, calls, burst: () => burst(c, calls) });
+    timed.push({ name: c.variant.name, calls, burst: async () => { c.variant.prepare?.(); return (await medianCallMicros(calls, () => callOnce(c))) / 1e6; } });
   }
   const samples = new Map<string, number[]>(timed.map((t) => [t.name, []]));
   for (let r = 0; r < rounds; r++) {

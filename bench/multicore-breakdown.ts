@@ -9,6 +9,8 @@ import { median } from "./stats.js";
 import { formatMicros, formatRatio } from "./format.js";
 import { loadavg } from "node:os";
 import { toText } from "./table.js";
+import { settle } from "./settle.js";
+import { medianCallMicros, inProcessFloor } from "./call-timing.js";
 
 /** A multicore kernel to break down, with its floors. */
 export interface BreakdownSubject {
@@ -45,12 +47,6 @@ async function burstSize(run: () => unknown): Promise<number> {
   const start = performance.now();
   await run();
   return Math.max(1, Math.min(200, Math.round(BURST_MS / Math.max(1e-3, performance.now() - start))));
-}
-
-async function timeBurst(calls: number, run: () => unknown): Promise<number> {
-  const start = performance.now();
-  for (let i = 0; i < calls; i++) await run();
-  return ((performance.now() - start) * 1e3) / calls; // µs per call
 }
 
 /** What one traced call says, in µs. */
@@ -124,16 +120,22 @@ export async function multicoreBreakdown(s: BreakdownSubject, rounds = 20, trace
   // The kernel's own scheme with nothing of gpsimd around it (floors/index.ts: copies through a 16 KB buffer per thread).
   const tcm1 = s.floors.find((f) => f.name === "wasm-tcm-1t");
   const tcmN = s.floors.find((f) => /^wasm-tcm-\d+t$/.test(f.name) && f.name !== "wasm-tcm-1t");
-  const run = (options: Parameters<Library["configure"]>[0]) => () => { lib.configure(options); s.call().dispose(); };
-  const kernels: [string, () => void][] = [
-    ["checks on", run({ checks: true, cross_core_checks: true, trace: false })],
-    ["cross-core checks off", run({ checks: true, cross_core_checks: false, trace: false })],
-    ["checks off", run({ checks: false, cross_core_checks: false, trace: false })],
+  // Each kernel subject: its settings (applied once before each of its bursts, not inside the timed calls) and a call.
+  type Options = Parameters<Library["configure"]>[0];
+  const call = () => { s.call().dispose(); };
+  const kernels: [string, Options | null, () => void][] = [
+    ["checks on", { checks: true, cross_core_checks: true, trace: false }, call],
+    ["cross-core checks off", { checks: true, cross_core_checks: false, trace: false }, call],
+    ["checks off", { checks: false, cross_core_checks: false, trace: false }, call],
   ];
-  for (const p of s.speedups ?? []) kernels.push([`${p.label} one core`, () => { p.single().dispose(); }], [`${p.label} multicore`, () => { p.multi().dispose(); }]);
+  const restored = { checks: restore.checks, cross_core_checks: restore.cross_core_checks, trace: false };
+  for (const p of s.speedups ?? []) kernels.push([`${p.label} one core`, restored, () => { p.single().dispose(); }], [`${p.label} multicore`, restored, () => { p.multi().dispose(); }]);
   const floors: Floor[] = [floor1, ...(floorN ? [floorN] : []), ...(memcpy ? [memcpy] : []), ...(tcm1 ? [tcm1] : []), ...(tcmN ? [tcmN] : [])];
   const sizes = new Map<string, number>();
-  for (const [name, k] of kernels) sizes.set(name, await burstSize(k));
+  for (const [name, options, k] of kernels) {
+    if (options) lib.configure(options);
+    sizes.set(name, await burstSize(k));
+  }
   for (const f of floors) {
     const once = (await f.burst(1)) * 1e3;
     sizes.set(f.name, Math.max(1, Math.min(200, Math.round(BURST_MS / Math.max(1e-3, once)))));
@@ -142,9 +144,24 @@ export async function multicoreBreakdown(s: BreakdownSubject, rounds = 20, trace
   const put = (k: string, v: number) => { const l = times.get(k) ?? []; l.push(v); times.set(k, l); };
   const tracedOn: CallShape[] = [], tracedOff: CallShape[] = [];
   try {
+    // Every subject in every round, the order rotating from round to round, each burst once the threads of the one
+    // before sleep (settle.ts): in a fixed order without the wait, the first kernel of each round ran beside the
+    // split floor's still-spinning threads, and "checks on" (always first) measured 2-3x the kernel timed alone.
+    const subjects: [string, () => Promise<number>][] = [
+      // The plain-wasm floors run in this process, call by call like the kernels; the native ones (memcpy) time their
+      // own loop in a process of their own, so a burst of them is one run of that program and its mean.
+      ...floors.map((f): [string, () => Promise<number>] => [f.name, inProcessFloor(f.name)
+        ? () => medianCallMicros(sizes.get(f.name)!, () => f.burst(1))
+        : async () => (await f.burst(sizes.get(f.name)!)) * 1e6]),
+      ...kernels.map(([name, options, k]): [string, () => Promise<number>] => [name, () => { if (options) lib.configure(options); return medianCallMicros(sizes.get(name)!, k); }]),
+    ];
     for (let r = 0; r < rounds; r++) {
-      for (const f of floors) put(f.name, (await f.burst(sizes.get(f.name)!)) * 1e6);
-      for (const [name, k] of kernels) put(name, await timeBurst(sizes.get(name)!, k));
+      for (let i = 0; i < subjects.length; i++) {
+        const [name, burst] = subjects[(i + r) % subjects.length];
+        await settle();
+        put(name, await burst());
+      }
+      await settle();
       for (const [checks, into] of [[true, tracedOn], [false, tracedOff]] as const) {
         lib.configure({ checks, cross_core_checks: checks, trace: true });
         for (let i = 0; i < tracedPerRound; i++) {
@@ -209,6 +226,10 @@ export async function multicoreBreakdown(s: BreakdownSubject, rounds = 20, trace
   if (tcmFloor) {
     const schemes = [tcm1, tcmN].filter((f): f is Floor => !!f).map((f) => `${f.name} ${formatMicros(med(f.name))} (${ratioText(perRound(times.get(f.name)!, times.get("wasm-1t")!))} wasm-1t)`);
     lines.push(`    the TCM scheme's own floor (the same copies through a 16 KB buffer per thread and the same arithmetic, plain wasm, no gpsimd): ${schemes.join(", ")}; ${s.label} / ${tcmFloor.name}: ${ratioText(perRound(on, times.get(tcmFloor.name)!))} (what gpsimd adds)`);
+    // The gap in µs per call, from the medians: what the checks cost, and what the rest of gpsimd costs (the launch,
+    // each core's enter and exit, the host's steps before and after, the runtime's copies and polls).
+    const checksCost = med("checks on") - med("checks off"), restCost = med("checks off") - med(tcmFloor.name);
+    lines.push(`    the gap to ${tcmFloor.name}, µs per call (medians): ${formatMicros(checksCost + restCost)} = the checks ${formatMicros(checksCost)} (checks on - off) + the rest of gpsimd ${formatMicros(restCost)} (checks off - ${tcmFloor.name}: the launch, each core's enter and exit, the host's steps, the runtime's copy entries and stop polls)`);
   }
   if (floorN) {
     const split = perRound(on, times.get(floorN.name)!);
@@ -222,7 +243,7 @@ export async function multicoreBreakdown(s: BreakdownSubject, rounds = 20, trace
   lines.push(`    multicore checks, checks on / off: ${ratioText(all)}; goal ≤ ${MULTICORE_CHECKS_GOAL.toFixed(2)}x: ${verdict(median(all), MULTICORE_CHECKS_GOAL)}`);
   lines.push(`    of which the cross-core checks (on / cross_core_checks off): ${ratioText(cross)}; goal ≤ ${MULTICORE_CHECKS_GOAL.toFixed(2)}x: ${verdict(median(cross), MULTICORE_CHECKS_GOAL)}`);
   const speedups = (s.speedups ?? []).map((p) => ({ label: p.label, rounds: perRound(times.get(`${p.label} one core`)!, times.get(`${p.label} multicore`)!) }));
-  for (const p of speedups) lines.push(`    speed-up of ${p.label}, one core / ${lib.cores} cores: ${ratioText(p.rounds)}`);
+  for (const p of speedups) lines.push(`    speed-up of ${p.label}, one core / ${lib.cores} cores: ${ratioText(p.rounds)} (medians: one core ${formatMicros(med(`${p.label} one core`))}, ${lib.cores} cores ${formatMicros(med(`${p.label} multicore`))})`);
   if (speedups.length === 2) {
     const agreement = perRound(speedups[1].rounds, speedups[0].rounds);
     const off = Math.abs(median(agreement) - 1);
