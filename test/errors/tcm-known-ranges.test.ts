@@ -79,4 +79,17 @@ describe("known-written and known-clean TCM ranges", () => {
     ]);
     expect(e.details).toMatchObject({ range: [252, 256], line });
   });
+
+  it("a counted loop run again over a block freed and handed out again in the same place: its first load, at its line", () => {
+    const x = tensor(xs);
+    const line = lineOf("store<f32>(res + <usize>(j << 2), load<f32>(buf");
+    const e = expectFailureKeepsInputs([x], () => o.loop_after_realloc(x), UninitializedTcmError, "E_TCM_UNWRITTEN_READ", [
+      `${NAME}::loop_after_realloc (core 0)`, "byte 0 was never written", `(${FILE}:${line}:`,
+    ]);
+    expect(e.details).toMatchObject({ firstUnwritten: 0, line });
+  });
+
+  it("the same counted loop twice over written blocks: right, and no error", () => {
+    expect(values(o.loop_twice(tensor(xs)))).toEqual(xs.map((v) => Math.fround(Math.fround(v * 2) * 2)));
+  });
 });
