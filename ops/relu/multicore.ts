@@ -22,10 +22,11 @@ const BUFFER: i64 = 1024;
 export function relu_forward(t_in: Tensor): Tensor {
   const t_out = get_dst_tensor();
   const part = partition(t_in.numel());
+  const start = part[0], end = part[1];
   const buf = tcm_malloc(<usize>BUFFER * sizeof<f32>());
   const src = t_in.tcm_accessor(), dst = t_out.tcm_accessor();
-  for (let i = part[0]; i < part[1]; i += BUFFER) {
-    const m = min(part[1] - i, BUFFER);
+  for (let i = start; i < end; i += BUFFER) {
+    const m = min(end - i, BUFFER);
     src.tensor_to_tcm<f32>(buf, i, m);
     relu_f32(buf, buf, <usize>m);
     dst.tcm_to_tensor<f32>(buf, i, m);
@@ -37,11 +38,12 @@ export function relu_forward(t_in: Tensor): Tensor {
 export function relu_backward(t_grad: Tensor, t_in: Tensor): Tensor {
   const t_out = get_dst_tensor();
   const part = partition(t_in.numel());
+  const start = part[0], end = part[1];
   const grad = tcm_malloc(<usize>BUFFER * sizeof<f32>());
   const x = tcm_malloc(<usize>BUFFER * sizeof<f32>());
   const g = t_grad.tcm_accessor(), xin = t_in.tcm_accessor(), dst = t_out.tcm_accessor();
-  for (let i = part[0]; i < part[1]; i += BUFFER) {
-    const m = min(part[1] - i, BUFFER);
+  for (let i = start; i < end; i += BUFFER) {
+    const m = min(end - i, BUFFER);
     g.tensor_to_tcm<f32>(grad, i, m);
     xin.tensor_to_tcm<f32>(x, i, m);
     relu_backward_f32(grad, grad, x, <usize>m);
