@@ -63,13 +63,14 @@ export const CTX_HEADER_BYTES: i32 = 24832;
 // ---- flags ----
 export const FLAG_CHECKS: i32 = 1;         // bounds, TCM, coherence and stream checks
 export const FLAG_MULTICORE: i32 = 2;      // library built with multicore=true
-export const FLAG_POISON: i32 = 4;         // fresh TCM is poisoned; copies out of TCM look for it
+export const FLAG_POISON: i32 = 4;         // fresh TCM is poisoned; copies out of TCM look for it (a build without the raw store checks: it keeps no written-map of its stores)
 export const FLAG_LEAK_IS_ERROR: i32 = 8;  // TCM blocks left at exit fail the call
 export const FLAG_LOG_WRITES: i32 = 16;    // record output intervals for cross-core checks
 export const FLAG_PRINT_ALL_CORES: i32 = 32; // every core may printf (tagged by the host)
 export const FLAG_TRACE: i32 = 64;         // report TCM copies, stream refills/flushes and TCM blocks to the host (gpsimd profile)
 export const FLAG_LOG_READS: i32 = 128;    // record output intervals read, for the cross-core race check (multicore)
 export const FLAG_WATCH: i32 = 256;        // report every logged output access to the host (the rerun that finds a cross-core error's lines)
+export const FLAG_STORES_MARK_ANYWHERE: i32 = 512; // kernel stores mark the TCM written-map wherever they land in the arena, with no window (sanitize builds)
 
 // ---- TCM ----
 export const TCM_POOL_BYTES: i32 = 16384;  // the budget of one core, as on the device

@@ -24,10 +24,10 @@
 import {
   CTX_TCM_BASE, CTX_HEAP_END, CTX_DST, TD_DATA, TD_DTYPE, TD_NUMEL, TD_FLAGS, TDF_READ_ONLY, TCM_ARENA_BYTES, TCM_SHADOW_DELTA, CTX_PRINTF_ARGS,
   PF_MAX_ARGS, TCM_SUMMARY_DELTA, TCM_SUMMARY_GRANULE, TCM_DIRTY_END, CTX_TCM_NBLOCKS, CTX_TCM_TABLE, MAX_TCM_BLOCKS, TCMB_BYTES, TCMB_PTR,
-  TCMB_SIZE, TCM_GUARD_BYTES, TCM_ALIGN, TCM_CHECK_MAPS_BYTES,
+  TCMB_SIZE, TCM_GUARD_BYTES, TCM_ALIGN, TCM_CHECK_MAPS_BYTES, FLAG_STORES_MARK_ANYWHERE,
 } from "./layout";
 import { E_TCM_UNWRITTEN_READ, E_FOREIGN_STORE } from "./errors";
-import { CTX, checks_on, fail } from "./core";
+import { CTX, FLAGS, checks_on, fail } from "./core";
 import { element_size } from "./dtype";
 
 /** The library's static data: base (which 0) and bytes (which 1), as the host placed it. */
@@ -64,9 +64,26 @@ function report(code: i32, addr: usize, bytes: usize, bad: usize): void {
   fail(code, -3, 0, 0, 0);
 }
 
+// The TCM bytes whose written-map bytes may not be 0, [shadow_lo, shadow_hi) (empty when lo >= hi): the written-map is
+// set only by the runtime (the partial edges of a copy or a bulk store) and by kernel stores through a window that says
+// mark, both below, so tcm_free clears it over the part of its block in this range, not over all of it (copies into TCM
+// that start and end on granules mark the summary alone). A build whose stores mark the map wherever they land in the
+// arena, without a window (sanitize mode: FLAG_STORES_MARK_ANYWHERE), has the whole arena in it.
+let shadow_lo: usize = <usize>-1, shadow_hi: usize = 0;
+
+/** Notes that the written-map bytes of TCM bytes [from, to) may be set. */
+// @ts-ignore: decorator
+@inline function shadow_dirty(from: usize, to: usize): void {
+  if (from < shadow_lo) shadow_lo = from;
+  if (to > shadow_hi) shadow_hi = to;
+}
+
 /** Sets the window the caller takes. */
 // @ts-ignore: decorator
-@inline function window(lo: usize, len: usize, mark: u32 = 0): void { gpsimd_own_win_lo = lo; gpsimd_own_win_len = len; gpsimd_own_win_mark = mark; }
+@inline function window(lo: usize, len: usize, mark: u32 = 0): void {
+  gpsimd_own_win_lo = lo; gpsimd_own_win_len = len; gpsimd_own_win_mark = mark;
+  if (mark) shadow_dirty(lo, lo + len); // the kernel's stores through it set written-map bytes
+}
 
 // @ts-ignore: decorator
 @inline function arena_end(): usize { return gpsimd_own_tcm_lo + <usize>TCM_ARENA_BYTES; }
@@ -100,6 +117,8 @@ export function own_enter(ctx: usize): void {
     memory.fill(tcm + <usize>TCM_SUMMARY_DELTA, 0, (dirty + <usize>(TCM_SUMMARY_GRANULE - 1)) / <usize>TCM_SUMMARY_GRANULE);
     store<u32>(tcm, 0, TCM_DIRTY_END);
   }
+  if (FLAGS & FLAG_STORES_MARK_ANYWHERE) { shadow_lo = tcm; shadow_hi = tcm + <usize>TCM_ARENA_BYTES; }
+  else { shadow_lo = <usize>-1; shadow_hi = 0; }
   if (!checks_on()) {
     gpsimd_own_tcm_span = 0;
     return;
@@ -149,9 +168,23 @@ let known_next: i32 = 0;
 
 /** True when every TCM byte of [from, to) is known written (one of the ranges of this generation holds it). */
 // @ts-ignore: decorator
-@inline function known_written(from: usize, to: usize): bool {
+@inline export function known_written(from: usize, to: usize): bool {
   return (known_gen0 == generation && from >= known_lo0 && to <= known_hi0) || (known_gen1 == generation && from >= known_lo1 && to <= known_hi1)
     || (known_gen2 == generation && from >= known_lo2 && to <= known_hi2);
+}
+
+/**
+ * When one of the ranges known written holds [from, to): sets it as the window, with no marking (its bytes are written
+ * already), and returns true. It is a window for a load and for a store alike: its bytes lie in live blocks (only copies
+ * into them and stores the checks accepted mark anything, and a free begins a new generation), and it stays true until
+ * the function's next call, when the kernel drops its TCM windows (build/ownership-pass.ts).
+ */
+// @ts-ignore: decorator
+@inline function known_window(from: usize, to: usize): bool {
+  if (known_gen0 == generation && from >= known_lo0 && to <= known_hi0) { window(known_lo0, known_hi0 - known_lo0); return true; }
+  if (known_gen1 == generation && from >= known_lo1 && to <= known_hi1) { window(known_lo1, known_hi1 - known_lo1); return true; }
+  if (known_gen2 == generation && from >= known_lo2 && to <= known_hi2) { window(known_lo2, known_hi2 - known_lo2); return true; }
+  return false;
 }
 
 /** Notes that the TCM bytes of [from, to) are written (see known_written). */
@@ -182,11 +215,12 @@ export function own_mark(p: usize, n: usize, written_: bool): void {
   if (written_) {
     if (known_written(from, to)) return; // the next chunk into the same buffer: marked already
     if (first < last) {
-      fill_ones(from + <usize>TCM_SHADOW_DELTA, first - from);
+      if (first > from) { fill_ones(from + <usize>TCM_SHADOW_DELTA, first - from); shadow_dirty(from, first); }
       fill_ones(summary_of(first), (last - first) / G);
-      fill_ones(last + <usize>TCM_SHADOW_DELTA, to - last);
+      if (to > last) { fill_ones(last + <usize>TCM_SHADOW_DELTA, to - last); shadow_dirty(last, to); }
     } else {
       fill_ones(from + <usize>TCM_SHADOW_DELTA, to - from);
+      shadow_dirty(from, to);
     }
     remember_written(from, to);
     return;
@@ -194,10 +228,12 @@ export function own_mark(p: usize, n: usize, written_: bool): void {
   generation++;
   // A granule cut by either end keeps what the summary said of its bytes outside [from, to).
   const head = from - ((from - lo) & (G - 1));
-  if (head < from && load<u8>(summary_of(head)) != 0) memory.fill(head + <usize>TCM_SHADOW_DELTA, 1, from - head);
+  if (head < from && load<u8>(summary_of(head)) != 0) { memory.fill(head + <usize>TCM_SHADOW_DELTA, 1, from - head); shadow_dirty(head, from); }
   const tail = min<usize>(lo + ((to - lo + G - 1) & ~(G - 1)), arena_end());
-  if (to < tail && load<u8>(summary_of(to)) != 0) memory.fill(to + <usize>TCM_SHADOW_DELTA, 1, tail - to);
-  memory.fill(from + <usize>TCM_SHADOW_DELTA, 0, to - from);
+  if (to < tail && load<u8>(summary_of(to)) != 0) { memory.fill(to + <usize>TCM_SHADOW_DELTA, 1, tail - to); shadow_dirty(to, tail); }
+  // Outside [shadow_lo, shadow_hi) the written-map is 0 already.
+  const clear_from = max<usize>(from, shadow_lo), clear_to = min<usize>(to, shadow_hi);
+  if (clear_to > clear_from) memory.fill(clear_from + <usize>TCM_SHADOW_DELTA, 0, clear_to - clear_from);
   memory.fill(summary_of(head), 0, (tail - head) / G);
 }
 
@@ -293,9 +329,12 @@ const OWN_QUERY: u32 = 2;
  */
 export function gpsimd_own_window(addr: usize, bytes: usize, how: u32): void {
   if (!checks_on()) { window(0, <usize>-1); return; }
-  const store = (how & OWN_STORE) != 0, query = (how & OWN_QUERY) != 0;
   const lo = gpsimd_own_tcm_lo, hi = arena_end();
   const end = addr + bytes;
+  // The common case of a kernel that works chunk by chunk: a buffer the last copy in (or a store) wrote, asked again
+  // for each chunk by a counted loop's queries.
+  if (addr >= lo && end <= hi && end >= addr && known_window(addr, end)) return;
+  const store = (how & OWN_STORE) != 0, query = (how & OWN_QUERY) != 0;
   if (!store) {
     if (end <= lo && end >= addr) { window(0, lo); return; }
     if (addr >= hi) { window(hi, 0 - hi); return; }
@@ -343,7 +382,14 @@ export function gpsimd_own_window(addr: usize, bytes: usize, how: u32): void {
 /** A kernel store of [addr, addr + bytes) (memory.fill, memory.init): checked as above, and marked written where it is TCM. */
 export function gpsimd_own_store(addr: usize, bytes: usize): void {
   if (bytes == 0 || !checks_on()) return;
+  if (addr + bytes >= addr && known_written(addr, addr + bytes)) return; // in live blocks and written already (known_window)
   gpsimd_own_window(addr, bytes, OWN_STORE);
+  own_mark(addr, bytes, true);
+}
+
+/** A kernel's bulk store of [addr, addr + bytes) that the sanitizer checked (sanitize mode): its TCM part marked written. */
+export function gpsimd_own_mark_written(addr: usize, bytes: usize): void {
+  if (bytes == 0 || !checks_on() || addr + bytes < addr) return;
   own_mark(addr, bytes, true);
 }
 
@@ -367,6 +413,17 @@ function own_read_range_scan(src: usize, bytes: usize): void {
   if (known_written(from, to)) return;
   if (run_end(from, to) < to) report_unwritten(src, bytes, from, to);
   remember_written(from, to);
+}
+
+/**
+ * The first TCM byte of [from, to) nothing wrote since its block was handed out, or 0 when every byte was written (a
+ * copy out of TCM: tcm_to_tensor). [from, to) lies in a live block (the copy checked it), so in the arena.
+ */
+export function own_first_unwritten(from: usize, to: usize): usize {
+  if (to <= from || known_written(from, to)) return 0;
+  if (run_end(from, to) >= to) { remember_written(from, to); return 0; }
+  for (let p = from; p < to; p++) if (!written(p)) return p;
+  return 0;
 }
 
 /**

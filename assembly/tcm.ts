@@ -17,7 +17,7 @@ import { CTX, FLAGS, checks_on, is_multicore, fail, slot_of } from "./core";
 import { check_element_type, is_floating } from "./dtype";
 import { log_output_write, log_output_read } from "./writelog";
 import { trace } from "./trace";
-import { own_mark, own_mark_written, own_dirty_to, own_all_freed } from "./ownership";
+import { own_mark, own_mark_written, own_dirty_to, own_all_freed, known_written, own_first_unwritten } from "./ownership";
 
 /** Slot value for reports that concern no tensor. */
 const NO_TENSOR: i32 = -3;
@@ -258,6 +258,16 @@ function tensor_range_error(desc: usize, offset: i64, count: i64, numel: i64): v
   fail(E_TENSOR_RANGE, slot_of(desc), <f64>offset, <f64>count, <f64>numel);
 }
 
+/**
+ * Fails at the first element of [ptr, ptr + bytes) with a byte nothing wrote since its block was handed out: what
+ * copies out of TCM check where the written-map is kept for every store (the default mode; check_poison stands in for
+ * it in a build without the raw store checks, whose stores leave the map as it was).
+ */
+function check_written<T>(desc: usize, ptr: usize, bytes: usize, count: i64, offset: i64): void {
+  const bad = own_first_unwritten(ptr, ptr + bytes);
+  if (bad) fail(E_UNINITIALIZED_TCM, slot_of(desc), <f64>(offset + <i64>((bad - ptr) >>> alignof<T>())), <f64>(ptr + (((bad - ptr) >>> alignof<T>()) << alignof<T>())), <f64>count);
+}
+
 /** Fails at the first float element in [ptr, ptr + count) that still holds fresh-TCM poison. Granules known clean are skipped; granules found clean are marked. */
 function check_poison<T>(desc: usize, ptr: usize, count: i64, offset: i64): void {
   if (!is_floating(load<i32>(desc, TD_DTYPE))) return; // integer values cannot be told from poison
@@ -336,7 +346,11 @@ export class TcmAccessor {
       if (is_multicore() && !(flags & (TDF_OUTPUT | TDF_KERNEL_OWNED))) fail(E_WRITE_NOT_OUTPUT, slot_of(desc), 0, 0, 0);
       check_tensor_range(desc, tensor_offset, num_elem);
       check_in_block(tcm_ptr, bytes, slot_of(desc));
-      if ((FLAGS & FLAG_POISON) && !known_clean(tcm_ptr, tcm_ptr + bytes)) check_poison<T>(desc, tcm_ptr, num_elem, tensor_offset);
+      if (FLAGS & FLAG_POISON) {
+        if (!known_clean(tcm_ptr, tcm_ptr + bytes)) check_poison<T>(desc, tcm_ptr, num_elem, tensor_offset);
+      } else if (!known_written(tcm_ptr, tcm_ptr + bytes)) {
+        check_written<T>(desc, tcm_ptr, bytes, num_elem, tensor_offset);
+      }
       out_bytes += <f64>bytes;
       out_calls++;
     }

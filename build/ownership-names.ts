@@ -14,8 +14,11 @@ export const OWN_GLOBALS = {
   winLo: "gpsimd_own_win_lo", winLen: "gpsimd_own_win_len", winMark: "gpsimd_own_win_mark",
 } as const;
 
-/** The slow path (addr, bytes, store) -> void, which sets the window, and the bulk checks (dst, n) and (dst, src, n). */
-export const OWN_FUNCTIONS = { window: "gpsimd_own_window", store: "gpsimd_own_store", copy: "gpsimd_own_copy" } as const;
+/**
+ * The slow path (addr, bytes, store) -> void, which sets the window, the bulk checks (dst, n) and (dst, src, n), and
+ * the bulk store's marking alone (dst, n), where the sanitizer checks the store (sanitize mode).
+ */
+export const OWN_FUNCTIONS = { window: "gpsimd_own_window", store: "gpsimd_own_store", copy: "gpsimd_own_copy", mark: "gpsimd_own_mark_written" } as const;
 
 /** What a failed check reports (address, bytes, first bad byte), which the host reads from the instance's exports. */
 export const OWN_REPORT = { addr: "gpsimd_own_report_addr", bytes: "gpsimd_own_report_bytes", bad: "gpsimd_own_report_bad" } as const;

@@ -90,6 +90,7 @@ function runtimeNames(module: binaryen.Module, options: OwnershipOptions): { glo
     module.addFunctionImport(OWN_FUNCTIONS.window, options.importFrom, OWN_FUNCTIONS.window, three, none);
     module.addFunctionImport(OWN_FUNCTIONS.store, options.importFrom, OWN_FUNCTIONS.store, two, none);
     module.addFunctionImport(OWN_FUNCTIONS.copy, options.importFrom, OWN_FUNCTIONS.copy, three, none);
+    module.addFunctionImport(OWN_FUNCTIONS.mark, options.importFrom, OWN_FUNCTIONS.mark, two, none);
     return { global: (n) => n, func: (n) => n };
   }
   const internal = (n: string) => {
@@ -275,9 +276,10 @@ export function instrumentOwnership(module: binaryen.Module, options: OwnershipO
       const block = tag(module.block(null, [module.local.set(a, first), module.local.set(b, second), module.local.set(n, size), check(a, b, n), get(a)], i32), [first, second, size]);
       return { block, second: get(b), size: get(n) };
     };
+    // A bulk store the sanitizer checks (sanitize mode) still marks what it writes in TCM, which later reads need.
     const storeCall = (access: number, d: number, n: number) => options.checkStores
       ? placed(access, module.call(fn("store"), [get(d), get(n)], none))
-      : module.nop();
+      : module.call(fn("mark"), [get(d), get(n)], none);
 
     for (const expr of found) {
       // The access itself keeps its place explicitly: emitted after the check's code (mapped to CHECK_SOURCE), it must

@@ -111,7 +111,7 @@ function describeViolation(code: number, slot: number, a: number, b: number, c: 
     case K.E_INCOHERENT:
       return new CoherenceError("E_INCOHERENT", `${where}: ${ACCESSOR_KINDS[a]} opened on ${t} while ${aKind(b)} is active: potentially incoherent under the ${POLICIES[c]} policy (safe: many read streams, or one write stream, and no stream together with element-wise accessors; or set_accessor_coherence_policy(INCOHERENT_VERBOSE/INCOHERENT_QUIET))`, ctx({ requested: ACCESSOR_KINDS[a], active: ACCESSOR_KINDS[b], policy: POLICIES[c] }));
     case K.E_UNINITIALIZED_TCM:
-      return new UninitializedTcmError("E_UNINITIALIZED_TCM", `${where}: tcm_to_tensor copied TCM the kernel never wrote into ${t}: element ${a} comes from ${tcm(b, site)}, still holding fresh-TCM poison`, ctx({ offset: a, address: b, count: c }));
+      return new UninitializedTcmError("E_UNINITIALIZED_TCM", `${where}: tcm_to_tensor copied TCM the kernel never wrote into ${t}: element ${a} comes from ${tcm(b, site)}, which nothing wrote since tcm_malloc handed out its block`, ctx({ offset: a, address: b, count: c }));
     case K.E_MULTICORE_ACCESSOR:
       return new MulticoreRuleError("E_MULTICORE_ACCESSOR", `${where}: ${ACCESSOR_KINDS[a]} on ${t} in a multicore kernel; only TCM accessors are allowed when multicore=true`, ctx({ kind: ACCESSOR_KINDS[a] }));
     case K.E_WRITE_NOT_OUTPUT:

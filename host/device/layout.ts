@@ -60,13 +60,14 @@ export const CTX_HEADER_BYTES = 24832;
 // ---- flags ----
 export const FLAG_CHECKS = 1;         // bounds, TCM, coherence and stream checks
 export const FLAG_MULTICORE = 2;      // library built with multicore=true
-export const FLAG_POISON = 4;         // fresh TCM is poisoned; copies out of TCM look for it
+export const FLAG_POISON = 4;         // fresh TCM is poisoned; copies out of TCM look for it (a build without the raw store checks: it keeps no written-map of its stores)
 export const FLAG_LEAK_IS_ERROR = 8;  // TCM blocks left at exit fail the call
 export const FLAG_LOG_WRITES = 16;    // record output intervals for cross-core checks
 export const FLAG_PRINT_ALL_CORES = 32; // every core may printf (tagged by the host)
 export const FLAG_TRACE = 64;         // report TCM copies, stream refills/flushes and TCM blocks to the host (gpsimd profile)
 export const FLAG_LOG_READS = 128;    // record output intervals read, for the cross-core race check (multicore)
 export const FLAG_WATCH = 256;        // report every logged output access to the host (the rerun that finds a cross-core error's lines)
+export const FLAG_STORES_MARK_ANYWHERE = 512; // kernel stores mark the TCM written-map wherever they land in the arena, with no window (sanitize builds)
 
 // ---- TCM ----
 export const TCM_POOL_BYTES = 16384;  // the budget of one core, as on the device

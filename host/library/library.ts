@@ -4,6 +4,7 @@
 // (the pool), then show printf output and warnings.
 import { noteStaticData, withStaticData } from "./static-data.js";
 import { isCppSource } from "../../build/cpp/kernel-decls.js";
+import { WITHOUT_OWNERSHIP_CHECKS } from "../../build/ownership-names.js";
 import { STOP_WORD_GLOBAL } from "../../build/stop-poll-names.js";
 import { hbm } from "../device/hbm.js";
 import { Tensor, checkDeviceLimits, tensorShape } from "../device/tensor.js";
@@ -26,7 +27,7 @@ import type { LibraryParts, LibraryManifest } from "./library-file.js";
 import type { KernelSignature } from "../../build/signatures.js";
 import type { OpDefinition } from "./registry.js";
 import {
-  FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_LOG_READS, FLAG_PRINT_ALL_CORES, FLAG_TRACE,
+  FLAG_CHECKS, FLAG_MULTICORE, FLAG_POISON, FLAG_LEAK_IS_ERROR, FLAG_LOG_WRITES, FLAG_LOG_READS, FLAG_PRINT_ALL_CORES, FLAG_TRACE, FLAG_STORES_MARK_ANYWHERE,
   CTX_WLOG,
 } from "../device/layout.js";
 import { checkCrossCore } from "../checks/cross-core.js";
@@ -107,6 +108,7 @@ export class Library {
     private readonly pool: () => Pool,
   ) {
     this.settings = settings;
+    this.poisonsTcm = manifest.extraCflags.includes(WITHOUT_OWNERSHIP_CHECKS) && !manifest.computeSrcs.some(isCppSource);
     // Every kernel runs on the calling thread when the call is sync and single-core, so its code must be stop-polled:
     // a C++ library built before C++ kernels were (its runtime does not export the stop word) must be rebuilt.
     if (manifest.computeSrcs.some(isCppSource) && !WebAssembly.Module.exports(placed.module).some((e) => e.name === STOP_WORD_GLOBAL)) {
@@ -117,6 +119,13 @@ export class Library {
       this.ops.set(d.op, { qualifiedName: `${namespace}::${d.op}`, definition: d, kernel, index: this.ops.size });
     }
   }
+
+  /**
+   * Whether copies out of TCM look for fresh-TCM poison: only in an AssemblyScript build without the raw load and store
+   * checks (build/ownership-names.ts), whose kernel stores mark no written-map; elsewhere they check the written-map,
+   * which every copy in and every store keeps (assembly/ownership.ts), so tcm_malloc need not fill a block.
+   */
+  private readonly poisonsTcm: boolean;
 
   /** True when every function runs on all cores. */
   get multicore(): boolean { return this.manifest.multicore; }
@@ -132,10 +141,10 @@ export class Library {
   /** Flags every core of a launch gets. */
   flags(): number {
     const s = this.settings;
-    return (s.checks ? FLAG_CHECKS | FLAG_POISON : 0) | (s.leak_is_error ? FLAG_LEAK_IS_ERROR : 0)
+    return (s.checks ? FLAG_CHECKS | (this.poisonsTcm ? FLAG_POISON : 0) : 0) | (s.leak_is_error ? FLAG_LEAK_IS_ERROR : 0)
       | (this.multicore ? FLAG_MULTICORE : 0) | ((this.multicore ? s.cross_core_checks : s.checks) ? FLAG_LOG_WRITES : 0)
       | (this.multicore && s.cross_core_checks ? FLAG_LOG_READS : 0) // reads race only between cores
-      | (s.print_all_cores ? FLAG_PRINT_ALL_CORES : 0) | (s.trace ? FLAG_TRACE : 0);
+      | (s.print_all_cores ? FLAG_PRINT_ALL_CORES : 0) | (s.trace ? FLAG_TRACE : 0) | (this.manifest.sanitize ? FLAG_STORES_MARK_ANYWHERE : 0);
   }
 
   private operator(name: string): Operator {
