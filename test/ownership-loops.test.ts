@@ -78,6 +78,7 @@ async function run(body: Body, p: number, n: number, fineEnd = TCM_LO + TCM_SPAN
     },
     [OWN_FUNCTIONS.store]: (addr: number, bytes: number) => { calls.push({ fn: "store", addr, bytes }); },
     [OWN_FUNCTIONS.copy]: () => {},
+    [OWN_FUNCTIONS.mark]: () => {},
   };
   const { instance } = await WebAssembly.instantiate(kernelModule(body) as Uint8Array<ArrayBuffer>, { [RUNTIME]: runtime });
   const memory = new Uint8Array((instance.exports as { memory?: WebAssembly.Memory }).memory?.buffer ?? new ArrayBuffer(0));

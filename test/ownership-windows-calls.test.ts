@@ -58,6 +58,7 @@ async function slowPathCalls(p: number, n: number): Promise<number> {
     },
     [OWN_FUNCTIONS.store]: () => {},
     [OWN_FUNCTIONS.copy]: () => {},
+    [OWN_FUNCTIONS.mark]: () => {},
   };
   const { instance } = await WebAssembly.instantiate(kernelModule() as Uint8Array<ArrayBuffer>, { env: { helper: () => {} }, [RUNTIME]: runtime });
   (instance.exports.kernel as (p: number, n: number) => number)(p, n);
