@@ -45,8 +45,16 @@ export function giou_f32x4(out: usize, pred: usize, target: usize, n: i64): void
   }
 }
 
-/** Zeroes boxes n up to the next multiple of 4 of a TCM buffer of boxes, so giou_f32x4 reads only written bytes. */
-export function pad_to_group(boxes: usize, n: i64): void {
-  const padded = (n + 3) & ~3;
-  if (padded > n) memory.fill(boxes + <usize>(n << 4), 0, <usize>((padded - n) << 4));
+/**
+ * Zeroes boxes n up to the next multiple of 4 of a TCM buffer of boxes, so giou_f32x4 reads only written bytes. Inline:
+ * a kernel calls it twice per chunk, and only a chunk whose size is not a multiple of 4 has anything to zero.
+ */
+// @ts-ignore: decorator
+@inline export function pad_to_group(boxes: usize, n: i64): void {
+  if (n & 3) zero_tail(boxes, n);
+}
+
+/** pad_to_group's work: boxes [n, n rounded up to 4) set to 0. */
+function zero_tail(boxes: usize, n: i64): void {
+  memory.fill(boxes + <usize>(n << 4), 0, <usize>((((n + 3) & ~3) - n) << 4));
 }
