@@ -65,7 +65,7 @@ function shapeOf(t: LaunchTrace): CallShape | null {
   const lastEnd = Math.max(...t.cores.map((c) => c.end));
   const steps = {
     "before the launch (arguments, shape function, output)": us(t.callStart, h.publishStart),
-    "publish and wake": us(h.publishStart, h.published),
+    "publish (descriptors, watchdog; waking parked workers follows)": us(h.publishStart, h.published),
     "cores running (first published to last core done)": us(h.published, lastEnd),
     "completion seen by the calling thread": us(lastEnd, h.completeSeen),
     "reports read (statuses, mailboxes, write logs, printf)": us(h.completeSeen, h.reportsRead),

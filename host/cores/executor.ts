@@ -20,6 +20,20 @@ import {
 
 interface ExecutorLibrary { instance: KernelInstance; ops: WorkerOp[]; }
 
+/** What every core of one launch shares (Executor.launchOf): read once per launch on each thread. */
+interface CoreLaunch {
+  seq: number;
+  ncores: number;
+  lib: ExecutorLibrary | undefined;
+  op: WorkerOp | undefined;
+  /** The launch's template context block (flags, tensors), which each core copies into its own. */
+  template: number;
+  flags: number;
+  /** The kernel's arguments less the tensors (0 in their places), which are each core's own descriptors. */
+  scalars: (number | bigint)[];
+  traceArea: number;
+}
+
 const encoder = new TextEncoder();
 
 /** Longest text (error message, warning) a core's report carries; longer ones are cut with a note. */
@@ -85,7 +99,24 @@ export class Executor {
   /** Claims and runs cores of launch seq until none is left. */
   runClaims(seq: number): void {
     const ncores = Atomics.load(this.control, C_NCORES);
-    for (let core = this.claim(seq, ncores); core >= 0; core = this.claim(seq, ncores)) this.runCore(seq, core);
+    let core = this.claim(seq, ncores);
+    if (core < 0) return;
+    // What every core of the launch shares, read once: the launch was published before its first core was claimed.
+    const launch = this.launchOf(seq, ncores);
+    for (; core >= 0; core = this.claim(seq, ncores)) this.runCore(launch, core);
+  }
+
+  /** The launch's fields every core of it shares, from the control block and its template context. */
+  private launchOf(seq: number, ncores: number): CoreLaunch {
+    const control = this.control;
+    const lib = this.libraries.get(Atomics.load(control, C_LIBRARY));
+    const op = lib?.ops[Atomics.load(control, C_OP)];
+    const template = Atomics.load(control, C_TEMPLATE) >>> 0;
+    const flags = this.views.view(template + CTX_FLAGS + 4).getInt32(template + CTX_FLAGS, true);
+    const params = op?.kernel.params ?? [];
+    // Scalars are the launch's; a tensor's argument is its descriptor's address in each core's own context block.
+    const scalars = params.map((p, i) => (p.kind === "tensor" ? 0 : p.kind === "i64" ? this.scalarsI64[i] : this.scalarsF64[i]));
+    return { seq, ncores, lib, op, template, flags, scalars, traceArea: flags & FLAG_TRACE ? Atomics.load(control, C_TRACE) >>> 0 : 0 };
   }
 
   /** Claims the next core of launch seq, or returns -1 when none is left (or the launch is over). */
@@ -114,37 +145,35 @@ export class Executor {
     this.mailboxBytes.set(bytes, at + 4);
   }
 
-  private runCore(seq: number, core: number): void {
+  private runCore(launch: CoreLaunch, core: number): void {
     if (this.index >= 0 && Atomics.load(this.control, C_FAULT) === this.index + 1) {
       Atomics.store(this.control, C_FAULT, 0);
       throw new Error(`fault injected into core thread ${this.index}`);
     }
     const control = this.control;
+    const { seq, lib, op, template, flags } = launch;
     Atomics.store(control, C_STATUS + core, STATUS_RUNNING);
     let status = STATUS_OK;
-    const lib = this.libraries.get(Atomics.load(control, C_LIBRARY));
-    const op = lib?.ops[Atomics.load(control, C_OP)];
     const ctx = Atomics.load(control, C_CONTEXTS + core) >>> 0;
     try {
       // The watchdog writes the launch's seq into the stop word of every core, started or not.
       if (Atomics.load(this.views.words(ctx + CTX_HEADER_BYTES), (ctx + CTX_STOP) >>> 2) === seq) throw new KernelTimeoutError("E_NOT_STARTED", `core ${core} was not started: the launch ran past its timeout`, { core });
       if (!lib || !op) throw new Error(`core thread ${this.index}: library ${Atomics.load(control, C_LIBRARY)} is not loaded here`);
-      const template = Atomics.load(control, C_TEMPLATE) >>> 0;
-      const view = this.views.view(Math.max(ctx + CTX_HEADER_BYTES, template + CTX_FLAGS + 4));
-      const flags = view.getInt32(template + CTX_FLAGS, true);
-      const args = op.kernel.params.map((p, i) =>
-        p.kind === "tensor" ? ctx + CTX_DESC + i * DESC_BYTES : p.kind === "i64" ? this.scalarsI64[i] : this.scalarsF64[i]);
+      const view = this.views.view(ctx + CTX_HEADER_BYTES);
+      const params = op.kernel.params;
+      const args = launch.scalars.slice();
+      for (let i = 0; i < params.length; i++) if (params[i].kind === "tensor") args[i] = ctx + CTX_DESC + i * DESC_BYTES;
       const site: CoreSite = {
         op: op.name, core, ctx, multicore: (flags & FLAG_MULTICORE) !== 0, printAllCores: (flags & FLAG_PRINT_ALL_CORES) !== 0, kernel: op.kernel,
         tcmBase: view.getUint32(ctx + CTX_TCM_BASE, true),
         tensorName: (slot) => describeDescriptor(new DataView(this.memory.buffer), ctx, slot, op.kernel),
       };
-      const traceArea = flags & FLAG_TRACE ? Atomics.load(control, C_TRACE) >>> 0 : 0;
+      const traceArea = launch.traceArea;
       lib.instance.traceTo(traceArea ? new TraceWriter(new Float64Array(this.memory.buffer), (traceArea + core * TRACE_CORE_BYTES) / 8) : null, this.index);
       const outcome = lib.instance.run(site, op.kernel.name, args, template, seq);
       const output = view.getUint32(ctx + CTX_DST, true);
       // The cross-core overlap and gap checks of a clean call, on this core's thread (coverage-table.ts).
-      if (site.multicore && (flags & FLAG_LOG_WRITES) && !(flags & FLAG_WATCH)) enterCoreWrites(this.coverage, core, Atomics.load(control, C_NCORES), seq, view, ctx, outcome.writes, outcome.reads);
+      if (site.multicore && (flags & FLAG_LOG_WRITES) && !(flags & FLAG_WATCH)) enterCoreWrites(this.coverage, core, launch.ncores, seq, view, ctx, outcome.writes, outcome.reads);
       const returned = !site.multicore && outcome.returned !== 0 && outcome.returned !== output ? outcome.returned : 0;
       if (outcome.warnings.length || outcome.writes.length || outcome.reads.length || outcome.droppedPrintf || returned) {
         this.writeReport(core, { warnings: outcome.warnings, writes: outcome.writes, reads: outcome.reads, dropped: outcome.droppedPrintf, returned });
@@ -157,7 +186,7 @@ export class Executor {
     // Publish the status before counting the core done: the main thread reads statuses
     // only after it has seen C_DONE reach the core count (seq-cst atomics order these).
     Atomics.store(control, C_STATUS + core, status);
-    if (Atomics.add(control, C_DONE, 1) + 1 === Atomics.load(control, C_NCORES)) {
+    if (Atomics.add(control, C_DONE, 1) + 1 === launch.ncores) {
       Atomics.store(control, C_COMPLETE, seq);
       Atomics.notify(control, C_COMPLETE);
       // Atomics.waitAsync alone can leave an idle event loop asleep after the notify (the promise

@@ -84,6 +84,8 @@ export class Pool {
   private nextLibraryId = 1;
   private readonly libraryIds = new Map<Library, number>();
   private template = 0;
+  /** The stop words of the launch being published (publish), one per core. */
+  private readonly stopWords: number[] = [];
   /** Device memory for traced launches' events (allocated at the first traced launch, grown for more cores). */
   private traceArea = 0;
   private traceCores = 0;
@@ -194,7 +196,6 @@ export class Pool {
     if (this.inFlight) this.finishBlocking(this.inFlight);
     const phases = request.flags & FLAG_TRACE ? (request.phases = { publishStart: traceClock() } as Partial<LaunchPhases>) : null;
     const launch = this.publish(request, null, request.library.threads - 1);
-    if (phases) phases.published = traceClock();
     try {
       this.main.runClaims(launch.seq);
       if (phases) phases.claimsDone = traceClock();
@@ -217,7 +218,7 @@ export class Pool {
       if (this.inFlight) this.finishBlocking(this.inFlight);
       const phases = request.flags & FLAG_TRACE ? (request.phases = { publishStart: traceClock() } as Partial<LaunchPhases>) : null;
       const launch = this.publish(request, (error) => (error ? reject(error) : resolve()), request.library.threads);
-      if (phases) phases.published = phases.claimsDone = traceClock(); // the calling thread runs no core of an async launch
+      if (phases) phases.claimsDone = phases.published; // the calling thread runs no core of an async launch
       this.watchAsync(launch);
     })).finally(() => clearInterval(keepAlive));
     this.queue = result.catch(() => undefined);
@@ -279,13 +280,17 @@ export class Pool {
     const cores = lib.cores;
     this.ensureThreads(workers);
     const heap = lib.manifest.heapBytes || DEFAULT_HEAP_BYTES;
-    const contexts = Array.from({ length: cores }, (_, k) => coreRegion(k, heap, lib.printfBytes).ctx); // may grow device memory
+    // Each core's context block (coreRegion may grow device memory, so the words view is taken after), its status, and
+    // its stop word cleared, which the watchdog gets (a list kept for the next launch: no array per launch).
+    const stopWords = this.stopWords;
+    stopWords.length = cores;
+    for (let k = 0; k < cores; k++) stopWords[k] = coreRegion(k, heap, lib.printfBytes).ctx + CTX_STOP;
     const words = hbm().words();
-    contexts.forEach((ctx, k) => {
-      Atomics.store(this.control, C_CONTEXTS + k, ctx);
+    for (let k = 0; k < cores; k++) {
+      Atomics.store(this.control, C_CONTEXTS + k, stopWords[k] - CTX_STOP);
       Atomics.store(this.control, C_STATUS + k, STATUS_PENDING);
-      Atomics.store(words, (ctx + CTX_STOP) >>> 2, 0);
-    });
+      Atomics.store(words, stopWords[k] >>> 2, 0);
+    }
     this.template ||= hbm().alloc(CTX_DESC + 16 * DESC_BYTES, "launch template");
     const view = hbm().view();
     request.descriptors = prepareCore(this.template, 0, cores, request.flags, request.checked.tensors, request.output);
@@ -310,8 +315,10 @@ export class Pool {
     Atomics.store(c, C_CLAIM, claimWord(seq, 0));
     const deadline = performance.now() + lib.options.timeout_ms;
     // Before the launch is published: a core that starts polls a cleared word (reset above).
-    watchdog().arm(SLOT_POOL, seq, epochNow() + lib.options.timeout_ms, contexts.map((ctx) => ctx + CTX_STOP));
-    // Publishing: every write above happens-before a worker's Atomics.load of C_SEQ that sees seq.
+    watchdog().arm(SLOT_POOL, seq, epochNow() + lib.options.timeout_ms, stopWords);
+    // Publishing: every write above happens-before a worker's Atomics.load of C_SEQ that sees seq. A traced launch's
+    // time of publishing is taken before it: a spinning worker may start a core at once.
+    if (request.phases) request.phases.published = traceClock();
     Atomics.store(c, C_SEQ, seq);
     // Parked workers are woken only for a launch they take part in: one that runs on the calling thread alone leaves
     // them asleep (woken, each would only see it is left out and sleep again, a futex wake per launch for nothing).

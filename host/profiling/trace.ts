@@ -112,7 +112,7 @@ export interface LaunchTrace {
 export interface LaunchPhases {
   /** The pool starts publishing the launch (arguments checked, shape function run, output allocated before). */
   publishStart: number;
-  /** The launch is in shared memory and the workers are woken. */
+  /** The launch is in shared memory, just before the store that publishes it (a spinning worker may start a core at once); waking parked workers comes after. */
   published: number;
   /** The calling thread has no core left to claim (a synchronous launch; equal to `published` for an async one). */
   claimsDone: number;
