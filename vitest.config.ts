@@ -1,10 +1,40 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+
+/**
+ * Test files that time something against a wall-clock bound or count the pool's threads' CPU and sleeps: run alone,
+ * after the rest, so that another file's builds and core threads never share the machine with them.
+ */
+const ALONE = [
+  "test/pool-idle-workers.test.ts",
+  "test/multicore-launch-phases.test.ts",
+  "test/reliability/hangs.test.ts",
+  "test/cpp/runaway.test.ts",
+  "test/cpp/hangs.test.ts",
+  "test/cpp/messages.test.ts",
+  "test/cli/watch.test.ts",
+  "test/cli/watch-cpp.test.ts",
+  "test/nki/python.test.ts",
+  "test/nki/spmd.test.ts",
+];
+
+/**
+ * The other files run two at a time even on a 2-CPU machine (vitest's default there is one): most of a file's time is
+ * builds and single-threaded kernels, so a second file fills the CPU the first leaves idle.
+ */
+const SIDE_BY_SIDE = Math.max(2, availableParallelism() - 1);
+
+const shared = {
+  testTimeout: 120_000,
+  hookTimeout: 300_000,
+};
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 120_000,
-    hookTimeout: 300_000,
     reporters: ["default", "./test/summary-reporter.ts"],
+    projects: [
+      { test: { ...shared, name: "side-by-side", include: ["test/**/*.test.ts"], exclude: ALONE, maxWorkers: SIDE_BY_SIDE, sequence: { groupOrder: 0 } } },
+      { test: { ...shared, name: "alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+    ],
   },
 });
