@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 /**
  * Test files whose bounds are tight for a shared machine: a kernel stopped within its deadline and a grace of 1.5 s, a
@@ -33,7 +33,7 @@ export default defineConfig({
   test: {
     reporters: ["default", "./test/summary-reporter.ts"],
     projects: [
-      { test: { ...shared, name: "side-by-side", include: ["test/**/*.test.ts"], exclude: ALONE, maxWorkers: SIDE_BY_SIDE, sequence: { groupOrder: 0 } } },
+      { test: { ...shared, name: "side-by-side", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...ALONE], maxWorkers: SIDE_BY_SIDE, sequence: { groupOrder: 0 } } },
       { test: { ...shared, name: "alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
